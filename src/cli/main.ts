@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { buildService } from '../http/server.js';
+import type { ServiceConfig } from '../resource/policy.js';
+import { connect } from '../sql/connect.js';
+
+const usage = `Usage: resource-query-service --config <module> [--port 3000] [--host 127.0.0.1]
+
+Serves the resources and endpoints that <module> exports (default export of defineConfig()).
+The database comes from DATABASE_URL: sqlite:<file>, postgres://…, mysql://… (default sqlite:./demo.db).`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      config: { type: 'string' },
+      port: { type: 'string', default: process.env.PORT ?? '3000' },
+      host: { type: 'string', default: process.env.HOST ?? '127.0.0.1' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help || !values.config) {
+    console.log(usage);
+    process.exitCode = values.help ? 0 : 2;
+    return;
+  }
+  const module = (await import(pathToFileURL(resolve(values.config)).href)) as { default?: ServiceConfig };
+  const config = module.default;
+  if (!config) throw new Error(`${values.config} has no default export (use export default defineConfig({...})).`);
+
+  const url = process.env.DATABASE_URL ?? 'sqlite:./demo.db';
+  const connection = connect(url);
+  await config.setup?.(connection);
+  const app = await buildService({ config, connection, logger: { level: process.env.LOG_LEVEL ?? 'info' } });
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing requests in flight');
+    app
+      .close()
+      .then(() => connection.db.destroy())
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
+  const address = await app.listen({ port: Number(values.port), host: values.host });
+  const shownUrl = url.replace(/\/\/[^@/]*@/, '//***@');
+  console.log(`\nServing ${config.endpoints.length} endpoints on ${address} (database: ${shownUrl})`);
+  if (config.examples?.length) {
+    console.log('Try:');
+    for (const example of config.examples) console.log(`  curl -s '${address}${example}'`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,103 @@
+import type { ResolvedColumn } from '../resource/registry.js';
+import type { JsonValueType, Scalar } from './list-plan.js';
+
+/** A coerced value, or the reason the text cannot be one (completes "… must be <reason>"). */
+export type Coerced<T> = { ok: true; value: T } | { ok: false; expected: string };
+
+const ok = <T>(value: T): Coerced<T> => ({ ok: true, value });
+const fail = (expected: string): Coerced<never> => ({ ok: false, expected });
+
+const INT32 = 2 ** 31;
+const integerPattern = /^[+-]?\d+$/;
+const decimalPattern = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
+const datetimePattern = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+export function coerceBoolean(text: string): Coerced<boolean> {
+  if (text === 'true' || text === '1') return ok(true);
+  if (text === 'false' || text === '0') return ok(false);
+  return fail('true, false, 1 or 0');
+}
+
+function isCalendarDate(year: number, month: number, day: number): boolean {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+export function coerceDate(text: string): Coerced<string> {
+  const match = datePattern.exec(text);
+  if (!match || !isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3])))
+    return fail('a date in the form YYYY-MM-DD');
+  return ok(text);
+}
+
+/** An ISO 8601 date or date-time; without an offset it is UTC. Returns `YYYY-MM-DDTHH:MM:SS.sssZ`. */
+export function coerceDatetime(text: string): Coerced<string> {
+  const expected = 'a date (YYYY-MM-DD) or date-time (YYYY-MM-DDTHH:MM:SS, optional fraction and offset)';
+  const match = datetimePattern.exec(text);
+  if (!match) return fail(expected);
+  const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', offset = 'Z'] = match;
+  if (!isCalendarDate(Number(y), Number(mo), Number(d)) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59)
+    return fail(expected);
+  const ms = fraction.padEnd(3, '0').slice(0, 3);
+  const zone = offset === 'Z' ? 'Z' : `${offset.slice(0, 3)}:${offset.slice(-2)}`;
+  const instant = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}${zone}`);
+  if (Number.isNaN(instant.getTime()) || instant.getUTCFullYear() < 1 || instant.getUTCFullYear() > 9999)
+    return fail(expected);
+  return ok(instant.toISOString());
+}
+
+export function coerceYear(text: string): Coerced<number> {
+  if (!/^\d{4}$/.test(text) || Number(text) < 1) return fail('a 4-digit year');
+  return ok(Number(text));
+}
+
+/** Coerces one value to a column's kind. */
+export function coerceForColumn(column: ResolvedColumn, text: string): Coerced<Scalar> {
+  switch (column.type) {
+    case 'string':
+      return ok(text);
+    case 'integer': {
+      const limit = column.big ? Number.MAX_SAFE_INTEGER : INT32;
+      const value = Number(text);
+      if (!integerPattern.test(text) || value >= limit || value < -limit)
+        return fail(
+          column.big ? 'a whole number' : `a whole number between ${-INT32} and ${INT32 - 1}`,
+        );
+      return ok(value);
+    }
+    case 'decimal': {
+      const value = Number(text);
+      if (!decimalPattern.test(text) || !Number.isFinite(value) || Math.abs(value) > 1e15) return fail('a number');
+      return ok(value);
+    }
+    case 'boolean':
+      return coerceBoolean(text);
+    case 'date':
+      return coerceDate(text);
+    case 'datetime':
+      return coerceDatetime(text);
+    case 'json':
+      return fail('compared with a path inside it, such as <column>.<key>');
+  }
+}
+
+/** Inside JSON the client's text says the type: numbers compare as numbers, true/false as booleans. */
+export function jsonTypeOf(texts: readonly string[], allowBoolean: boolean): JsonValueType {
+  if (texts.every((text) => decimalPattern.test(text) && Number.isFinite(Number(text)))) return 'number';
+  if (allowBoolean && texts.every((text) => text === 'true' || text === 'false')) return 'boolean';
+  return 'string';
+}
+
+export function coerceForJson(type: JsonValueType, text: string): Scalar {
+  if (type === 'number') return Number(text);
+  if (type === 'boolean') return text === 'true';
+  return text;
+}
+
+/** The day after a `YYYY-MM-DD`, for half-open date ranges. */
+export function nextDay(date: string): string {
+  const next = new Date(`${date}T00:00:00.000Z`);
+  next.setUTCDate(next.getUTCDate() + 1);
+  return next.toISOString().slice(0, 10);
+}

@@ -1,0 +1,44 @@
+/** A value as the query string grammar delivers it: a string, a list, or bracketed keys. */
+export type RawValue = string | RawValue[] | { [key: string]: RawValue };
+
+/** One `filter[<name>]…` entry, its value still raw (its meaning depends on what `name` is). */
+export interface FieldInput {
+  readonly name: string;
+  readonly raw: RawValue;
+}
+
+export interface GroupInput {
+  readonly kind: 'and' | 'or';
+  /** Each member is the AND of its own fields and groups. */
+  readonly members: readonly ClauseInput[];
+}
+
+/** The AND of fields and groups at one level of the filter tree. */
+export interface ClauseInput {
+  readonly fields: readonly FieldInput[];
+  readonly groups: readonly GroupInput[];
+}
+
+/** The untrusted request, reduced to shapes: what `parse` hands to `authorize`. */
+export interface ListRequest {
+  readonly filter: ClauseInput;
+  /** Every filter name the client wrote anywhere, even with an empty value (for default filters). */
+  readonly mentioned: ReadonlySet<string>;
+  /** The other parameters, each given at most once. */
+  readonly params: Readonly<Partial<Record<ScalarParam, string>>>;
+  /** The raw query string (without `?`), kept to build page links. */
+  readonly rawQuery: string;
+}
+
+export const scalarParams = [
+  'page',
+  'per_page',
+  'pagination',
+  'all',
+  'include',
+  'count',
+  'sort',
+  'search',
+  'cursor',
+] as const;
+export type ScalarParam = (typeof scalarParams)[number];

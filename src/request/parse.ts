@@ -1,0 +1,169 @@
+import qs from 'qs';
+import type { ErrorBag } from '../respond/error-bag.js';
+import type { Limits } from './limits.js';
+import {
+  type ClauseInput,
+  type FieldInput,
+  type GroupInput,
+  type ListRequest,
+  type RawValue,
+  type ScalarParam,
+  scalarParams,
+} from './list-request.js';
+
+const groupKinds = new Set(['and', 'or']);
+const knownParams = new Set<string>(['filter', ...scalarParams]);
+
+/** The qs options for our limits: every limit throws instead of silently reshaping the input. */
+function qsOptions(limits: Limits): qs.IParseOptions {
+  return {
+    // filter [or] [0] per group level, then [name] [operator] [index].
+    depth: limits.maxGroupDepth * 2 + 4,
+    strictDepth: true,
+    arrayLimit: Math.max(limits.maxListLength, limits.maxConditions),
+    parameterLimit: 1000,
+    throwOnLimitExceeded: true,
+    allowDots: false,
+    allowPrototypes: false,
+    plainObjects: true,
+    parseArrays: true,
+    comma: false,
+    duplicates: 'combine',
+  };
+}
+
+function limitMessage(error: Error, limits: Limits): [string, string] {
+  if (/depth/i.test(error.message))
+    return ['filter', `Filter groups are nested too deeply: the limit is ${limits.maxGroupDepth} levels.`];
+  if (/array limit/i.test(error.message))
+    return [
+      'filter',
+      `A list in the query string is too long: the limit is ${Math.max(limits.maxListLength, limits.maxConditions)} elements.`,
+    ];
+  return ['query', 'The query string has too many parameters: the limit is 1000.'];
+}
+
+/**
+ * Query string → ListRequest. Checks shapes only (which parameters, nesting, repetition); what the
+ * names mean is `authorize`'s business. Problems are added to `errors`.
+ */
+export function parseListQuery(rawQuery: string, limits: Limits, errors: ErrorBag): ListRequest {
+  const empty: ListRequest = {
+    filter: { fields: [], groups: [] },
+    mentioned: new Set(),
+    params: {},
+    rawQuery,
+  };
+  if (rawQuery.length > limits.maxQueryLength) {
+    errors.add(
+      'query',
+      `The query string is ${rawQuery.length} characters long: the limit is ${limits.maxQueryLength}.`,
+    );
+    return empty;
+  }
+  let parsed: Record<string, RawValue>;
+  try {
+    parsed = qs.parse(rawQuery, qsOptions(limits)) as Record<string, RawValue>;
+  } catch (error) {
+    const [key, message] = limitMessage(error as Error, limits);
+    errors.add(key, message);
+    return empty;
+  }
+
+  const params: Partial<Record<ScalarParam, string>> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!knownParams.has(key)) {
+      errors.add(key, `Unknown query parameter "${key}". Known parameters: ${[...knownParams].join(', ')}.`);
+    } else if (key !== 'filter') {
+      if (typeof value === 'string') params[key as ScalarParam] = value;
+      else errors.add(key, `The ${key} parameter must be given once, as a single value.`);
+    }
+  }
+
+  const mentioned = new Set<string>();
+  const walker = new FilterWalker(limits, errors, mentioned);
+  const rawFilter = parsed.filter;
+  let filter: ClauseInput = empty.filter;
+  if (rawFilter !== undefined) {
+    if (isObject(rawFilter)) filter = walker.clause(rawFilter, 'filter', 0);
+    else if (prune(rawFilter) !== undefined)
+      errors.add('filter', 'Filters are given as filter[<name>]=<value> or filter[<name>][<operator>]=<value>.');
+    if (walker.conditions > limits.maxConditions)
+      errors.add(
+        'filter',
+        `The request has ${walker.conditions} filter conditions: the limit is ${limits.maxConditions}.`,
+      );
+  }
+  return { filter, mentioned, params, rawQuery };
+}
+
+class FilterWalker {
+  conditions = 0;
+
+  constructor(
+    private readonly limits: Limits,
+    private readonly errors: ErrorBag,
+    private readonly mentioned: Set<string>,
+  ) {}
+
+  clause(raw: { [key: string]: RawValue }, path: string, depth: number): ClauseInput {
+    const fields: FieldInput[] = [];
+    const groups: GroupInput[] = [];
+    for (const [name, value] of Object.entries(raw)) {
+      if (groupKinds.has(name)) {
+        const group = this.group(name as GroupInput['kind'], value, `${path}.${name}`, depth + 1);
+        if (group) groups.push(group);
+        continue;
+      }
+      this.mentioned.add(name);
+      const pruned = prune(value);
+      if (pruned === undefined) continue; // rule 4.2.5: an empty value is no filter at all
+      this.conditions += isObject(pruned) ? Object.keys(pruned).length : 1;
+      fields.push({ name, raw: pruned });
+    }
+    return { fields, groups };
+  }
+
+  private group(kind: GroupInput['kind'], raw: RawValue, key: string, depth: number): GroupInput | undefined {
+    if (depth > this.limits.maxGroupDepth) {
+      this.errors.add(
+        'filter',
+        `Filter groups are nested too deeply: the limit is ${this.limits.maxGroupDepth} levels.`,
+      );
+      return undefined;
+    }
+    const items = Array.isArray(raw) ? raw : isObject(raw) ? Object.values(raw) : [raw];
+    if (!Array.isArray(raw) && !(isObject(raw) && Object.keys(raw).every((k) => /^(0|[1-9]\d*)$/.test(k)))) {
+      this.errors.add(key, `A ${kind} group is a list of members: filter[${kind}][<index>][<name>]=<value>.`);
+      return undefined;
+    }
+    const members: ClauseInput[] = [];
+    for (const item of items) {
+      if (!isObject(item)) {
+        if (prune(item) !== undefined)
+          this.errors.add(key, `Each member of a ${kind} group is a filter: filter[${kind}][<index>][<name>]=<value>.`);
+        continue;
+      }
+      const member = this.clause(item, key, depth);
+      if (member.fields.length > 0 || member.groups.length > 0) members.push(member);
+    }
+    return members.length > 0 ? { kind, members } : undefined;
+  }
+}
+
+export function isObject(value: RawValue | undefined): value is { [key: string]: RawValue } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Drops empty strings, empty lists and empty objects, recursively (rule 4.2.5). */
+function prune(value: RawValue): RawValue | undefined {
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  if (Array.isArray(value)) {
+    const items = value.map(prune).filter((item): item is RawValue => item !== undefined);
+    return items.length > 0 ? items : undefined;
+  }
+  const entries = Object.entries(value)
+    .map(([key, item]) => [key, prune(item)] as const)
+    .filter((entry): entry is readonly [string, RawValue] => entry[1] !== undefined);
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}

@@ -1,0 +1,139 @@
+import type { ColumnOptions, ColumnType, RelationDefinition, ResourceDefinition, ScopeCallback } from './types.js';
+
+export interface ResolvedColumn {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly hidden: boolean;
+  readonly big: boolean;
+}
+
+/**
+ * A relation with every key filled in. `parentKey` is on the parent table; `childKey` on the related
+ * table; for many-to-many the pivot links `pivotParentKey` → parent and `pivotChildKey` → related.
+ */
+export interface ResolvedRelation {
+  readonly name: string;
+  readonly kind: RelationDefinition['kind'];
+  readonly target: ResolvedResource;
+  readonly parentKey: string;
+  readonly childKey: string;
+  readonly pivot?: { readonly table: string; readonly parentKey: string; readonly childKey: string };
+}
+
+export interface ResolvedResource {
+  readonly name: string;
+  readonly table: string;
+  readonly primaryKey: string;
+  readonly columns: ReadonlyMap<string, ResolvedColumn>;
+  /** Selected columns, in declaration order (hidden ones left out). */
+  readonly visibleColumns: readonly ResolvedColumn[];
+  readonly relations: ReadonlyMap<string, ResolvedRelation>;
+  readonly scopes: ReadonlyMap<string, ScopeCallback>;
+  readonly softDeleteColumn: string | undefined;
+}
+
+export class ConfigurationError extends Error {
+  override name = 'ConfigurationError';
+}
+
+function columnOptions(spec: ColumnType | ColumnOptions): ColumnOptions {
+  return typeof spec === 'string' ? { type: spec } : spec;
+}
+
+/** Resolves names between resources once, at start-up, and fails loudly on any inconsistency. */
+export function resolveResources(definitions: readonly ResourceDefinition[]): Map<string, ResolvedResource> {
+  const byName = new Map<string, ResourceDefinition>();
+  for (const definition of definitions) {
+    if (byName.has(definition.name)) throw new ConfigurationError(`Resource "${definition.name}" is defined twice.`);
+    byName.set(definition.name, definition);
+  }
+  const resolved = new Map<string, ResolvedResource>();
+  const relationMaps = new Map<string, Map<string, ResolvedRelation>>();
+  for (const definition of definitions) {
+    const columns = new Map<string, ResolvedColumn>();
+    for (const [name, spec] of Object.entries(definition.columns)) {
+      const options = columnOptions(spec);
+      columns.set(name, { name, type: options.type, hidden: options.hidden ?? false, big: options.big ?? false });
+    }
+    const primaryKey = definition.primaryKey ?? 'id';
+    if (!columns.has(primaryKey))
+      throw new ConfigurationError(`Resource "${definition.name}": primary key "${primaryKey}" is not a declared column.`);
+    if (definition.softDeleteColumn && !columns.has(definition.softDeleteColumn))
+      throw new ConfigurationError(
+        `Resource "${definition.name}": soft-delete column "${definition.softDeleteColumn}" is not a declared column.`,
+      );
+    const relations = new Map<string, ResolvedRelation>();
+    relationMaps.set(definition.name, relations);
+    resolved.set(definition.name, {
+      name: definition.name,
+      table: definition.table,
+      primaryKey,
+      columns,
+      visibleColumns: [...columns.values()].filter((column) => !column.hidden),
+      relations,
+      scopes: new Map(Object.entries(definition.scopes ?? {})),
+      softDeleteColumn: definition.softDeleteColumn,
+    });
+  }
+  for (const definition of definitions) {
+    const parent = resolved.get(definition.name) as ResolvedResource;
+    const relations = relationMaps.get(definition.name) as Map<string, ResolvedRelation>;
+    for (const [name, relation] of Object.entries(definition.relations ?? {})) {
+      if (parent.columns.has(name))
+        throw new ConfigurationError(`Resource "${definition.name}": relation "${name}" has the name of a column.`);
+      const target = resolved.get(relation.resource);
+      if (!target)
+        throw new ConfigurationError(
+          `Resource "${definition.name}": relation "${name}" names unknown resource "${relation.resource}".`,
+        );
+      const resolvedRelation = resolveRelation(name, relation, parent, target);
+      requireColumn(parent, resolvedRelation.parentKey, name);
+      requireColumn(target, resolvedRelation.childKey, name);
+      relations.set(name, resolvedRelation);
+    }
+  }
+  return resolved;
+}
+
+function requireColumn(resource: ResolvedResource, column: string, relation: string): void {
+  if (!resource.columns.has(column))
+    throw new ConfigurationError(
+      `Relation "${relation}": column "${column}" is not declared on resource "${resource.name}".`,
+    );
+}
+
+function resolveRelation(
+  name: string,
+  relation: RelationDefinition,
+  parent: ResolvedResource,
+  target: ResolvedResource,
+): ResolvedRelation {
+  switch (relation.kind) {
+    case 'belongsTo':
+      return {
+        name,
+        kind: relation.kind,
+        target,
+        parentKey: relation.foreignKey,
+        childKey: relation.ownerKey ?? target.primaryKey,
+      };
+    case 'hasOne':
+    case 'hasMany':
+      return {
+        name,
+        kind: relation.kind,
+        target,
+        parentKey: relation.localKey ?? parent.primaryKey,
+        childKey: relation.foreignKey,
+      };
+    case 'belongsToMany':
+      return {
+        name,
+        kind: relation.kind,
+        target,
+        parentKey: relation.parentKey ?? parent.primaryKey,
+        childKey: relation.relatedKey ?? target.primaryKey,
+        pivot: { table: relation.pivot, parentKey: relation.foreignPivotKey, childKey: relation.relatedPivotKey },
+      };
+  }
+}

@@ -1,0 +1,95 @@
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+
+/** The column kinds the service understands. Every filter value is coerced to its column's kind. */
+export type ColumnType = 'string' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'json';
+
+export interface ColumnOptions {
+  type: ColumnType;
+  /**
+   * Never selected, filtered, sorted or searched (a password hash, a token). `*` does not reach it either.
+   */
+  hidden?: boolean;
+  /** Integer columns only: the column is 64-bit, so values up to Number.MAX_SAFE_INTEGER are accepted. */
+  big?: boolean;
+}
+
+/** A column is declared either by its kind alone or with options. */
+export type ColumnSpec = ColumnType | ColumnOptions;
+
+/** `ExpressionBuilder` over a schema the service only knows at run time. */
+// biome-ignore lint/suspicious/noExplicitAny: table and column names come from resource definitions at run time.
+export type DynamicExpressionBuilder = ExpressionBuilder<any, any>;
+
+/**
+ * What a scope or a custom filter receives. `column(name)` is a reference to a column of the
+ * resource's table under the alias used in this query, so the condition also works inside
+ * `and`/`or` groups and relation sub-queries.
+ */
+export interface ConditionContext<V> {
+  eb: DynamicExpressionBuilder;
+  column: (name: string) => Expression<unknown>;
+  value: V;
+}
+
+/** A named scope: `filter[<scope>]=true|1|false|0` calls it with the normalized boolean. */
+export type ScopeCallback = (ctx: ConditionContext<boolean>) => Expression<SqlBool>;
+
+/**
+ * A custom filter receives the client's value as sent (a string, or an array / object for bracketed
+ * forms), and returns a condition. It is responsible for validating the value: throw a
+ * `FilterValueError` to answer 422 with its message.
+ */
+export type CustomFilterCallback = (ctx: ConditionContext<CustomFilterValue>) => Expression<SqlBool>;
+
+export type CustomFilterValue = string | CustomFilterValue[] | { [key: string]: CustomFilterValue };
+
+export interface BelongsTo {
+  kind: 'belongsTo';
+  /** Name of the related resource. */
+  resource: string;
+  /** Column on this table that holds the related key. */
+  foreignKey: string;
+  /** Column on the related table; defaults to its primary key. */
+  ownerKey?: string;
+}
+
+export interface HasOneOrMany {
+  kind: 'hasOne' | 'hasMany';
+  resource: string;
+  /** Column on the related table that points back to this table. */
+  foreignKey: string;
+  /** Column on this table; defaults to its primary key. */
+  localKey?: string;
+}
+
+export interface BelongsToMany {
+  kind: 'belongsToMany';
+  resource: string;
+  /** The pivot table. */
+  pivot: string;
+  /** Pivot column that points to this table. */
+  foreignPivotKey: string;
+  /** Pivot column that points to the related table. */
+  relatedPivotKey: string;
+  /** Column on this table; defaults to its primary key. */
+  parentKey?: string;
+  /** Column on the related table; defaults to its primary key. */
+  relatedKey?: string;
+}
+
+export type RelationDefinition = BelongsTo | HasOneOrMany | BelongsToMany;
+
+/** What exists: a table, its columns and relations. Clients never name anything that is not here. */
+export interface ResourceDefinition {
+  /** Name used in URLs (`/api/<name>`) and by relations. */
+  name: string;
+  /** Table name (may be schema-qualified: `public.users`). */
+  table: string;
+  /** Defaults to `id`. */
+  primaryKey?: string;
+  columns: Record<string, ColumnSpec>;
+  relations?: Record<string, RelationDefinition>;
+  scopes?: Record<string, ScopeCallback>;
+  /** A nullable datetime column; rows where it is set are hidden unless the `trashed` filter says otherwise. */
+  softDeleteColumn?: string;
+}

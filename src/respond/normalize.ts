@@ -1,0 +1,47 @@
+import type { ResolvedResource } from '../resource/registry.js';
+import type { ColumnType } from '../resource/types.js';
+import type { ResourceRecord } from '../resource/policy.js';
+
+const datetimeText = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/** Any engine's datetime form → `YYYY-MM-DDTHH:MM:SS.sssZ` (UTC, milliseconds). */
+function datetime(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  const text = String(value);
+  const match = datetimeText.exec(text);
+  if (!match) return text;
+  const [, date, time, fraction = '', zone = 'Z'] = match;
+  const ms = fraction.padEnd(3, '0').slice(0, 3);
+  if (zone === 'Z' || /^[+-]00(:?00)?$/.test(zone)) return `${date}T${time}.${ms}Z`;
+  const offset = zone.length === 3 ? `${zone}:00` : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+  return new Date(`${date}T${time}.${ms}${offset}`).toISOString();
+}
+
+/** One reader per column kind: the same JSON whatever the engine returned. */
+const readers: Record<ColumnType, (value: unknown) => unknown> = {
+  string: (value) => value,
+  integer: (value) => (typeof value === 'string' || typeof value === 'bigint' ? Number(value) : value),
+  decimal: (value) => (value === null || value === undefined ? null : Number(value)),
+  boolean: (value) => (value === null || value === undefined ? null : typeof value === 'boolean' ? value : Number(value) !== 0),
+  date: (value) => (value instanceof Date ? value.toISOString().slice(0, 10) : value === null ? null : String(value).slice(0, 10)),
+  datetime,
+  json: (value) => {
+    if (typeof value !== 'string') return value ?? null;
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  },
+};
+
+/** Builds, once per resource, the function that turns a database row into a record. */
+export function rowReader(resource: ResolvedResource): (row: Record<string, unknown>) => ResourceRecord {
+  const columns = resource.visibleColumns.map((column) => [column.name, readers[column.type]] as const);
+  return (row) => {
+    const record: ResourceRecord = {};
+    for (const [name, read] of columns) record[name] = read(row[name]);
+    return record;
+  };
+}

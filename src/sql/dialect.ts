@@ -1,0 +1,63 @@
+import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
+
+/** Kysely over a schema known only at run time (tables come from resource definitions). */
+// biome-ignore lint/suspicious/noExplicitAny: the database schema is described by resource definitions, not by types.
+export type DynamicDb = Kysely<any>;
+
+export type DialectName = 'postgres' | 'mysql' | 'sqlite';
+
+export interface ConnectOptions {
+  /** Largest number of pooled connections (PostgreSQL, MariaDB). */
+  poolSize?: number;
+}
+
+/**
+ * Everything that differs between the databases, in one object per database. The compiler asks these
+ * functions and never tests which database it is talking to.
+ */
+export interface SqlDialect {
+  readonly name: DialectName;
+  /** Opens a connection (pool) for a `DATABASE_URL`. */
+  connect(url: string, options?: ConnectOptions): DynamicDb;
+
+  /**
+   * Pattern match for the textual operators: ILIKE on PostgreSQL, LIKE elsewhere. `pattern` is
+   * already escaped with `likeEscapeChar` and bound as a parameter.
+   */
+  like(target: Expression<unknown>, pattern: string): RawBuilder<SqlBool>;
+  /** The textual operators on text extracted from JSON (MariaDB compares those case-sensitively). */
+  jsonLike(target: Expression<unknown>, pattern: string): RawBuilder<SqlBool>;
+
+  /** The value at `path` when it is a JSON string, else NULL. */
+  jsonString(column: Expression<unknown>, path: readonly string[]): RawBuilder<unknown>;
+  /** The value at `path` as a SQL number when it is a JSON number, else NULL. */
+  jsonNumber(column: Expression<unknown>, path: readonly string[]): RawBuilder<unknown>;
+  /** `'true'` or `'false'` when the value at `path` is a JSON boolean, else NULL. */
+  jsonBoolean(column: Expression<unknown>, path: readonly string[]): RawBuilder<unknown>;
+  /** True when `path` is missing or holds JSON null. */
+  jsonIsNull(column: Expression<unknown>, path: readonly string[]): RawBuilder<SqlBool>;
+
+  /**
+   * PostgreSQL sorts NULL as the largest value; MariaDB and SQLite as the smallest. The service uses
+   * the latter everywhere, so dialects where this is true get explicit NULLS FIRST/LAST.
+   */
+  readonly nullsSortLargest: boolean;
+
+  /** Parameter forms of typed values, as each database stores them. */
+  bindBoolean(value: boolean): unknown;
+  /** `iso` is a UTC instant as `YYYY-MM-DDTHH:MM:SS.sssZ`. */
+  bindDatetime(iso: string): string;
+}
+
+/** Not a backslash: inside a MariaDB string literal a backslash is itself an escape. */
+export const likeEscapeChar = '!';
+
+/** Escapes the LIKE wildcards (and the escape character) in a client's value. */
+export function escapeLike(value: string): string {
+  return value.replace(/[!%_]/g, (c) => `!${c}`);
+}
+
+/** `$."a"."b"`: the JSONPath of MariaDB and SQLite. Keys are restricted to word characters upstream. */
+export function jsonPathString(path: readonly string[]): string {
+  return `$${path.map((key) => `."${key}"`).join('')}`;
+}

@@ -1,0 +1,46 @@
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { SqlDialect } from '../dialect.js';
+
+// Dates and timestamps are read as text so that no value passes through the process time zone and
+// microseconds survive; int8 (count(*)) is read as a number.
+const TEXT_OIDS = new Set([1082, 1114, 1184]);
+const INT8_OID = 20;
+
+function typeParser(oid: number, format?: string): (value: string) => unknown {
+  if (TEXT_OIDS.has(oid)) return (value) => value;
+  if (oid === INT8_OID) return (value) => Number(value);
+  return pg.types.getTypeParser(oid, format as 'text');
+}
+
+const jsonb = (column: unknown) => sql`(${column})::jsonb`;
+const at = (column: unknown, path: readonly string[]) => sql`${jsonb(column)} #> ${[...path]}::text[]`;
+const textAt = (column: unknown, path: readonly string[]) =>
+  sql`${jsonb(column)} #>> ${[...path]}::text[]`;
+const typeIs = (column: unknown, path: readonly string[], type: string) =>
+  sql`jsonb_typeof(${at(column, path)}) = ${sql.lit(type)}`;
+
+export const postgres: SqlDialect = {
+  name: 'postgres',
+  connect(url, options) {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options?.poolSize ?? 10,
+      options: '-c TimeZone=UTC',
+      types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
+    });
+    return new Kysely({ dialect: new PostgresDialect({ pool }) });
+  },
+  like: (target, pattern) => sql`${target} ilike ${pattern} escape '!'`,
+  jsonLike: (target, pattern) => sql`${target} ilike ${pattern} escape '!'`,
+  jsonString: (column, path) =>
+    sql`case when ${typeIs(column, path, 'string')} then ${textAt(column, path)} end`,
+  jsonNumber: (column, path) =>
+    sql`case when ${typeIs(column, path, 'number')} then (${textAt(column, path)})::numeric end`,
+  jsonBoolean: (column, path) =>
+    sql`case when ${typeIs(column, path, 'boolean')} then ${textAt(column, path)} end`,
+  jsonIsNull: (column, path) => sql`${textAt(column, path)} is null`,
+  nullsSortLargest: true,
+  bindBoolean: (value) => value,
+  bindDatetime: (iso) => iso,
+};

@@ -1,0 +1,41 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { type Connection, connect } from '../../src/sql/connect.js';
+import type { DialectName } from '../../src/sql/dialect.js';
+
+/** Real servers only: PostgreSQL and MariaDB as on the development machines and CI. */
+const postgresServer = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const mysqlServer = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
+
+export const dialects: DialectName[] = ['sqlite', 'postgres', 'mysql'];
+
+/** A fresh, empty database of the given engine, named after the test file so files can run in parallel. */
+export async function freshDatabase(dialect: DialectName, name: string): Promise<Connection> {
+  const database = `rqs_${name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'rqs-'));
+    return connect(`sqlite:${join(dir, `${database}.db`)}`);
+  }
+  if (dialect === 'postgres') {
+    const admin = new pg.Client({ connectionString: `${postgresServer}/postgres` });
+    await admin.connect();
+    try {
+      await admin.query(`drop database if exists ${database} with (force)`);
+      await admin.query(`create database ${database}`);
+    } finally {
+      await admin.end();
+    }
+    return connect(`${postgresServer}/${database}`);
+  }
+  const admin = await mysql.createConnection({ uri: mysqlServer });
+  try {
+    await admin.query(`drop database if exists ${database}`);
+    await admin.query(`create database ${database} character set utf8mb4 collate utf8mb4_general_ci`);
+  } finally {
+    await admin.end();
+  }
+  return connect(`${mysqlServer}/${database}`);
+}
