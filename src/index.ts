@@ -1,7 +1,7 @@
 export { buildService, type ServiceOptions } from './http/server.js';
+export { type OperatorName, operatorNames } from './plan/operators.js';
 export type { Limits } from './request/limits.js';
 export { defaultLimits } from './request/limits.js';
-export { ErrorBag, type ErrorEnvelope, RequestError } from './respond/error-bag.js';
 export { FilterValueError } from './resource/filter-value-error.js';
 export {
   type AllLimit,
@@ -19,6 +19,6 @@ export {
 export { ConfigurationError } from './resource/registry.js';
 export { belongsTo, belongsToMany, hasMany, hasOne } from './resource/relations.js';
 export type * from './resource/types.js';
+export { ErrorBag, type ErrorEnvelope, RequestError } from './respond/error-bag.js';
 export { type Connection, connect, dialectFor } from './sql/connect.js';
 export type { ConnectOptions, DialectName, SqlDialect } from './sql/dialect.js';
-export { operatorNames, type OperatorName } from './plan/operators.js';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { buildService } from '../http/server.js';
 import type { ServiceConfig } from '../resource/policy.js';
 import { connect } from '../sql/connect.js';
@@ -27,7 +27,8 @@ async function main(): Promise<void> {
   }
   const module = (await import(pathToFileURL(resolve(values.config)).href)) as { default?: ServiceConfig };
   const config = module.default;
-  if (!config) throw new Error(`${values.config} has no default export (use export default defineConfig({...})).`);
+  if (!config)
+    throw new Error(`${values.config} has no default export (use export default defineConfig({...})).`);
 
   const url = process.env.DATABASE_URL ?? 'sqlite:./demo.db';
   const connection = connect(url);

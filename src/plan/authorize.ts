@@ -1,42 +1,160 @@
 import type { ClauseInput, FieldInput, ListRequest } from '../request/list-request.js';
-import { ErrorBag } from '../respond/error-bag.js';
+import type { ResolvedRelation } from '../resource/registry.js';
 import { ConfigurationError } from '../resource/registry.js';
-import { type CompiledEndpoint, parseSort } from './endpoint.js';
+import { ErrorBag } from '../respond/error-bag.js';
+import { decodeCursor } from './cursor.js';
+import { type CompiledEndpoint, parseSort, relationPath } from './endpoint.js';
 import { buildConditions, notAllowedMessage, resolveFilter } from './filters.js';
-import type { FilterNode, ListPlan, SortTerm } from './list-plan.js';
+import type { FilterNode, IncludeNode, ListPlan, PageMode, SortTerm } from './list-plan.js';
 import { coerceBoolean } from './values.js';
 
 const MAX_PAGE = 1_000_000_000;
-
-/** Parameters parsed by `parse` that this version does not serve yet: rejected, never ignored. */
-const notYetSupported = ['include', 'count', 'search', 'cursor', 'all'] as const;
+const MAX_SEARCH_LENGTH = 200;
 
 interface Scope {
   withTrashed: boolean;
 }
 
 /** ListRequest × endpoint policy → ListPlan, or undefined with every problem added to `errors`. */
-export function authorize(request: ListRequest, endpoint: CompiledEndpoint, errors: ErrorBag): ListPlan | undefined {
+export function authorize(
+  request: ListRequest,
+  endpoint: CompiledEndpoint,
+  errors: ErrorBag,
+): ListPlan | undefined {
   const state: Scope = { withTrashed: false };
   const where = clause(endpoint, request.filter, errors, state, 0);
   const defaults = endpoint.defaultFilters.filter((field) => !request.mentioned.has(field.name));
-  if (defaults.length > 0) where.push(...clause(endpoint, { fields: defaults, groups: [] }, errors, state, 0));
+  if (defaults.length > 0)
+    where.push(...clause(endpoint, { fields: defaults, groups: [] }, errors, state, 0));
+  const search = searchNode(endpoint, request.params.search, errors);
+  if (search) where.push(search);
 
-  const { params } = request;
-  for (const param of notYetSupported)
-    if (params[param] !== undefined && params[param] !== '')
-      errors.add(param, `The ${param} parameter is not supported by this endpoint.`);
-  if (params.pagination !== undefined && params.pagination !== '')
-    errors.add('pagination', 'pagination accepts no value other than the default (length-aware) in this version.');
-
-  const sort = sortTerms(endpoint, params.sort, errors);
-  const perPage = wholeNumber(params.per_page, 'per_page', endpoint.perPage.default, endpoint.perPage.max, errors);
-  const page = wholeNumber(params.page, 'page', 1, MAX_PAGE, errors);
-  if (!errors.isEmpty) return undefined;
-  return { resource: endpoint.resource, where, withTrashed: state.withTrashed, sort, page, perPage };
+  const sort = sortTerms(endpoint, request.params.sort, errors);
+  const mode = pageMode(endpoint, request.params, sort, errors);
+  const includes = includeTree(endpoint, request.params.include, errors);
+  const counts = countList(endpoint, request.params.count, errors);
+  if (!errors.isEmpty || !mode) return undefined;
+  return { resource: endpoint.resource, where, withTrashed: state.withTrashed, sort, mode, includes, counts };
 }
 
-function wholeNumber(text: string | undefined, key: string, fallback: number, max: number, errors: ErrorBag): number {
+type Params = ListRequest['params'];
+
+function pageMode(
+  endpoint: CompiledEndpoint,
+  params: Params,
+  sort: SortTerm[],
+  errors: ErrorBag,
+): PageMode | undefined {
+  const all = params.all === undefined || params.all === '' ? undefined : coerceBoolean(params.all);
+  if (all && !all.ok) errors.add('all', 'The all parameter takes true, false, 1 or 0.');
+  if (all?.ok && all.value) {
+    if (endpoint.allowAll === undefined) errors.add('all', 'all=true is not enabled for this endpoint.');
+    for (const param of ['page', 'per_page', 'pagination', 'cursor'] as const)
+      if (params[param]) errors.add(param, `The ${param} parameter cannot be combined with all=true.`);
+    return endpoint.allowAll === undefined ? undefined : { kind: 'all', max: endpoint.allowAll };
+  }
+  const perPage = wholeNumber(
+    params.per_page,
+    'per_page',
+    endpoint.perPage.default,
+    endpoint.perPage.max,
+    errors,
+  );
+  const pagination = params.pagination ?? '';
+  if (pagination === 'cursor') {
+    if (params.page)
+      errors.add('page', 'The page parameter is not used with pagination=cursor: follow next_cursor.');
+    if (!params.cursor) return { kind: 'cursor', perPage, cursor: undefined };
+    const cursor = decodeCursor(params.cursor, sort);
+    if (typeof cursor === 'string') return void errors.add('cursor', cursor);
+    return { kind: 'cursor', perPage, cursor };
+  }
+  if (params.cursor) errors.add('cursor', 'The cursor parameter is only used with pagination=cursor.');
+  const page = wholeNumber(params.page, 'page', 1, MAX_PAGE, errors);
+  if (pagination === 'simple') return { kind: 'simple', page, perPage };
+  if (pagination !== '')
+    errors.add('pagination', 'The pagination parameter takes simple or cursor (absent: length-aware).');
+  return { kind: 'length-aware', page, perPage };
+}
+
+function commaList(text: string | undefined): string[] {
+  return (text ?? '').split(',').filter((item) => item !== '');
+}
+
+function includeTree(endpoint: CompiledEndpoint, text: string | undefined, errors: ErrorBag): IncludeNode[] {
+  const roots: { relation: ResolvedRelation; children: IncludeNode[] }[] = [];
+  for (const path of commaList(text)) {
+    const hops = endpoint.allowedIncludes.has(path) ? relationPath(endpoint.resource, path) : undefined;
+    if (!hops) {
+      errors.add(
+        'include',
+        `The relation "${path}" cannot be included. Allowed includes: ${[...endpoint.allowedIncludes].join(', ') || 'none'}.`,
+      );
+      continue;
+    }
+    let level = roots;
+    for (const relation of hops) {
+      let node = level.find((candidate) => candidate.relation === relation);
+      if (!node) {
+        node = { relation, children: [] };
+        level.push(node);
+      }
+      level = node.children as typeof roots;
+    }
+  }
+  return roots;
+}
+
+function countList(
+  endpoint: CompiledEndpoint,
+  text: string | undefined,
+  errors: ErrorBag,
+): ResolvedRelation[] {
+  const counts: ResolvedRelation[] = [];
+  for (const name of commaList(text)) {
+    const relation = endpoint.allowedCounts.get(name);
+    if (!relation)
+      errors.add(
+        'count',
+        `The relation "${name}" cannot be counted. Allowed counts: ${[...endpoint.allowedCounts.keys()].join(', ') || 'none'}.`,
+      );
+    else if (!counts.includes(relation)) counts.push(relation);
+  }
+  return counts;
+}
+
+/** `search=<term>`: any allowed column contains the term (textual-operator rules, escaped). */
+function searchNode(
+  endpoint: CompiledEndpoint,
+  term: string | undefined,
+  errors: ErrorBag,
+): FilterNode | undefined {
+  if (term === undefined || term === '') return undefined;
+  if (endpoint.searchTargets.length === 0)
+    return void errors.add('search', 'Search is not enabled for this endpoint.');
+  if (term.length > MAX_SEARCH_LENGTH)
+    return void errors.add(
+      'search',
+      `The search term is ${term.length} characters long: the limit is ${MAX_SEARCH_LENGTH}.`,
+    );
+  if (term.includes('\u0000')) return void errors.add('search', 'The search term contains a NUL character.');
+  return {
+    kind: 'or',
+    children: endpoint.searchTargets.map((target) => ({
+      kind: 'field',
+      target,
+      conditions: [{ op: 'contains', value: term }],
+    })),
+  };
+}
+
+function wholeNumber(
+  text: string | undefined,
+  key: string,
+  fallback: number,
+  max: number,
+  errors: ErrorBag,
+): number {
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < 1 || value > max) {
@@ -81,7 +199,10 @@ function clause(
     const children = group.members
       .map((member) => clause(endpoint, member, errors, state, depth + 1))
       .filter((members) => members.length > 0)
-      .map((members): FilterNode => (members.length === 1 ? (members[0] as FilterNode) : { kind: 'and', children: members }));
+      .map(
+        (members): FilterNode =>
+          members.length === 1 ? (members[0] as FilterNode) : { kind: 'and', children: members },
+      );
     if (children.length > 0) nodes.push({ kind: group.kind, children });
   }
   return nodes;
@@ -106,7 +227,10 @@ function fieldNode(
       const flag = typeof field.raw === 'string' ? coerceBoolean(field.raw) : undefined;
       if (!flag?.ok) return void report(`The filter "${field.name}" takes true, false, 1 or 0.`);
       if (resolution.kind === 'scope') return { kind: 'scope', scope: resolution.scope, value: flag.value };
-      if (depth > 0) return void report('The trashed filter applies to the whole request; it cannot be used inside a group.');
+      if (depth > 0)
+        return void report(
+          'The trashed filter applies to the whole request; it cannot be used inside a group.',
+        );
       state.withTrashed = flag.value;
       return undefined;
     }

@@ -1,9 +1,10 @@
-import type { FieldInput, RawValue } from '../request/list-request.js';
 import { defaultLimits, type Limits } from '../request/limits.js';
-import type { DefaultFilterValue, EndpointPolicy } from '../resource/policy.js';
-import { ConfigurationError, type ResolvedResource } from '../resource/registry.js';
+import type { FieldInput, RawValue } from '../request/list-request.js';
+import type { AllLimit, DefaultFilterValue, EndpointPolicy } from '../resource/policy.js';
+import { ConfigurationError, type ResolvedRelation, type ResolvedResource } from '../resource/registry.js';
 import type { CustomFilterCallback } from '../resource/types.js';
-import type { SortTerm } from './list-plan.js';
+import { resolvePath } from './filters.js';
+import type { FieldTarget, SortTerm } from './list-plan.js';
 
 /** An endpoint policy prepared once at start-up: lookups by name, defaults parsed, limits merged. */
 export interface CompiledEndpoint {
@@ -24,6 +25,61 @@ export interface CompiledEndpoint {
   readonly allowedSorts: ReadonlySet<string>;
   readonly defaultSort: readonly SortTerm[];
   readonly perPage: { readonly default: number; readonly max: number };
+  /** Include paths a client may ask for: each configured path and its prefixes. */
+  readonly allowedIncludes: ReadonlySet<string>;
+  readonly allowedCounts: ReadonlyMap<string, ResolvedRelation>;
+  /** The columns `search` looks in (strings, maybe through relations). */
+  readonly searchTargets: readonly FieldTarget[];
+  readonly allowAll: AllLimit | undefined;
+}
+
+/** `roles.permissions` → the relations walked, or undefined when a segment is not a relation. */
+export function relationPath(resource: ResolvedResource, path: string): ResolvedRelation[] | undefined {
+  const hops: ResolvedRelation[] = [];
+  let current = resource;
+  for (const segment of path.split('.')) {
+    const relation = current.relations.get(segment);
+    if (!relation) return undefined;
+    hops.push(relation);
+    current = relation.target;
+  }
+  return hops;
+}
+
+function compileIncludes(resource: ResolvedResource, paths: readonly string[], where: string): Set<string> {
+  const allowed = new Set<string>();
+  for (const path of paths) {
+    if (!relationPath(resource, path))
+      throw new ConfigurationError(`${where}: allowedIncludes names unknown relation path "${path}".`);
+    const segments = path.split('.');
+    for (let i = 1; i <= segments.length; i++) allowed.add(segments.slice(0, i).join('.'));
+  }
+  return allowed;
+}
+
+function compileCounts(
+  resource: ResolvedResource,
+  names: readonly string[],
+  where: string,
+): Map<string, ResolvedRelation> {
+  const counts = new Map<string, ResolvedRelation>();
+  for (const name of names) {
+    const relation = resource.relations.get(name);
+    if (!relation) throw new ConfigurationError(`${where}: allowedCounts names unknown relation "${name}".`);
+    counts.set(name, relation);
+  }
+  return counts;
+}
+
+function compileSearch(resource: ResolvedResource, names: readonly string[], where: string): FieldTarget[] {
+  return names.map((name) => {
+    const path = resolvePath(resource, name);
+    if (!path || path.target.jsonPath || path.column.type !== 'string')
+      throw new ConfigurationError(
+        `${where}: allowedSearch entry "${name}" is not a string column (or a relation's).`,
+      );
+    return path.target;
+  });
 }
 
 function rawFromDefault(value: DefaultFilterValue): RawValue {
@@ -34,7 +90,11 @@ function rawFromDefault(value: DefaultFilterValue): RawValue {
 }
 
 /** `-created_at,name` → sort terms; unknown names are reported through `onUnknown`. */
-export function parseSort(text: string, isAllowed: (column: string) => boolean, onError: (message: string) => void): SortTerm[] {
+export function parseSort(
+  text: string,
+  isAllowed: (column: string) => boolean,
+  onError: (message: string) => void,
+): SortTerm[] {
   const terms: SortTerm[] = [];
   for (const part of text.split(',')) {
     if (part === '') continue;
@@ -44,9 +104,16 @@ export function parseSort(text: string, isAllowed: (column: string) => boolean, 
       onError(`Sorting by "${column}" is not allowed.`);
       continue;
     }
-    if (!terms.some((term) => term.column === column)) terms.push({ column, direction: descending ? 'desc' : 'asc' });
+    if (!terms.some((term) => term.column === column))
+      terms.push({ column, direction: descending ? 'desc' : 'asc' });
   }
   return terms;
+}
+
+function compileAllowAll(limit: AllLimit | undefined, where: string): AllLimit | undefined {
+  if (limit !== undefined && limit !== 'unlimited' && !(Number.isInteger(limit) && limit >= 0))
+    throw new ConfigurationError(`${where}: allowAll takes a whole number or 'unlimited'.`);
+  return limit;
 }
 
 export function compileEndpoint(
@@ -73,16 +140,22 @@ export function compileEndpoint(
     else if (entry.endsWith('.*')) wildcardOwners.add(entry.slice(0, -2));
     else exactFilters.add(entry);
   }
-  const visible = (column: string) => resource.columns.get(column)?.hidden === false;
+  const visible = (column: string) => {
+    const found = resource.columns.get(column);
+    return found !== undefined && !found.hidden && found.type !== 'json';
+  };
   for (const column of policy.allowedSorts ?? [])
-    if (!visible(column)) throw new ConfigurationError(`${where}: allowedSorts names unknown column "${column}".`);
+    if (!visible(column))
+      throw new ConfigurationError(`${where}: allowedSorts names unknown (or JSON) column "${column}".`);
   const allowedSorts = new Set(policy.allowedSorts ?? []);
   const defaultSort = parseSort(policy.defaultSort ?? `-${resource.primaryKey}`, visible, (message) => {
     throw new ConfigurationError(`${where}: defaultSort: ${message}`);
   });
   const perPage = { default: policy.perPage?.default ?? 15, max: policy.perPage?.max ?? 100 };
   if (!(Number.isInteger(perPage.default) && perPage.default >= 1 && perPage.default <= perPage.max))
-    throw new ConfigurationError(`${where}: perPage.default must be a whole number between 1 and perPage.max.`);
+    throw new ConfigurationError(
+      `${where}: perPage.default must be a whole number between 1 and perPage.max.`,
+    );
   return {
     path: policy.path ?? resource.name,
     resource,
@@ -100,5 +173,9 @@ export function compileEndpoint(
     allowedSorts,
     defaultSort,
     perPage,
+    allowedIncludes: compileIncludes(resource, policy.allowedIncludes ?? [], where),
+    allowedCounts: compileCounts(resource, policy.allowedCounts ?? [], where),
+    searchTargets: compileSearch(resource, policy.allowedSearch ?? [], where),
+    allowAll: compileAllowAll(policy.allowAll, where),
   };
 }

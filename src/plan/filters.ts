@@ -1,11 +1,19 @@
-import { isObject } from '../request/parse.js';
 import type { FieldInput, RawValue } from '../request/list-request.js';
-import type { ResolvedColumn, ResolvedRelation } from '../resource/registry.js';
+import { isObject } from '../request/parse.js';
+import type { ResolvedColumn, ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type { CustomFilterCallback, ScopeCallback } from '../resource/types.js';
 import type { CompiledEndpoint } from './endpoint.js';
 import type { Condition, FieldTarget, Scalar } from './list-plan.js';
 import { isOperator, type OperatorName, operators, operatorsFor, type TargetKind } from './operators.js';
-import { coerceBoolean, coerceDate, coerceForColumn, coerceForJson, coerceYear, jsonTypeOf, nextDay } from './values.js';
+import {
+  coerceBoolean,
+  coerceDate,
+  coerceForColumn,
+  coerceForJson,
+  coerceYear,
+  jsonTypeOf,
+  nextDay,
+} from './values.js';
 
 /** What a filter name turned out to be, decided from the definitions alone. */
 export type Resolution =
@@ -31,6 +39,27 @@ export function resolveFilter(endpoint: CompiledEndpoint, name: string): Resolut
   const scope = resource.scopes.get(name);
   if (scope) return endpoint.exactFilters.has(name) ? { kind: 'scope', scope } : undefined;
 
+  const path = resolvePath(resource, name);
+  if (!path) return undefined;
+  const { owner } = path;
+  const allowed =
+    endpoint.exactFilters.has(name) ||
+    (owner.length === 0 ? endpoint.allColumns : endpoint.wildcardOwners.has(owner.join('.')));
+  return allowed ? { kind: 'field', target: path.target, column: path.column } : undefined;
+}
+
+export interface ResolvedPath {
+  readonly target: FieldTarget;
+  readonly column: ResolvedColumn;
+  /** What a `<owner>.*` wildcard must name to cover this path: the relation path, or the JSON column path. */
+  readonly owner: readonly string[];
+}
+
+/**
+ * A dotted name read against the definitions: relations as long as segments name relations, then a
+ * visible column, then — only for a JSON column — keys inside it.
+ */
+export function resolvePath(resource: ResolvedResource, name: string): ResolvedPath | undefined {
   const segments = name.split('.');
   const hops: ResolvedRelation[] = [];
   let current = resource;
@@ -46,19 +75,17 @@ export function resolveFilter(endpoint: CompiledEndpoint, name: string): Resolut
   const jsonPath = segments.slice(index + 1);
   if (jsonPath.length > 0 && (column.type !== 'json' || jsonPath.length > maxJsonDepth)) return undefined;
   if (!jsonPath.every((key) => jsonKeyPattern.test(key))) return undefined;
-
-  const owner = jsonPath.length > 0 ? segments.slice(0, index + 1) : segments.slice(0, index);
-  const allowed =
-    endpoint.exactFilters.has(name) ||
-    (owner.length === 0 ? endpoint.allColumns : endpoint.wildcardOwners.has(owner.join('.')));
-  if (!allowed) return undefined;
   const target: FieldTarget = {
     hops,
     column: column.name,
     columnType: column.type,
     ...(jsonPath.length > 0 ? { jsonPath } : {}),
   };
-  return { kind: 'field', target, column };
+  return {
+    target,
+    column,
+    owner: jsonPath.length > 0 ? segments.slice(0, index + 1) : segments.slice(0, index),
+  };
 }
 
 export function notAllowedMessage(endpoint: CompiledEndpoint, name: string): string {
@@ -84,7 +111,10 @@ function operatorEntries(field: FieldInput, report: Report): [OperatorName, RawV
   const entries: [OperatorName, RawValue][] = [];
   for (const [op, value] of Object.entries(raw)) {
     if (isOperator(op)) entries.push([op, value]);
-    else report(`Unknown operator "${op}" in filter "${name}". Operators: ${Object.keys(operators).join(', ')}.`);
+    else
+      report(
+        `Unknown operator "${op}" in filter "${name}". Operators: ${Object.keys(operators).join(', ')}.`,
+      );
   }
   return entries;
 }
@@ -123,7 +153,8 @@ export function buildConditions(
       );
       continue;
     }
-    const texts = spec.shape === 'list' || spec.shape === 'pair' || spec.shape === 'datePair' ? listOf(value) : undefined;
+    const texts =
+      spec.shape === 'list' || spec.shape === 'pair' || spec.shape === 'datePair' ? listOf(value) : undefined;
     const single = typeof value === 'string' ? value : undefined;
     const values = texts ?? (single === undefined ? [] : [single]);
     if (texts === undefined && single === undefined) {
@@ -136,7 +167,9 @@ export function buildConditions(
     }
     const tooLong = values.find((text) => text.length > maxValueLength);
     if (tooLong !== undefined) {
-      report(`A value of filter "${name}" is ${tooLong.length} characters long: the limit is ${maxValueLength}.`);
+      report(
+        `A value of filter "${name}" is ${tooLong.length} characters long: the limit is ${maxValueLength}.`,
+      );
       continue;
     }
     if (values.some((text) => text.includes('\u0000'))) {
@@ -170,17 +203,31 @@ function buildCondition(
     const negate = positive !== flag.value;
     return op === 'is_null' || op === 'is_not_null' ? { op: 'is_null', negate } : { op: 'is_empty', negate };
   }
-  if (shape === 'text') return { op, value: texts[0] as string, ...(kind === 'json-path' ? { jsonType: 'string' } : {}) } as Condition;
+  if (shape === 'text')
+    return {
+      op,
+      value: texts[0] as string,
+      ...(kind === 'json-path' ? { jsonType: 'string' } : {}),
+    } as Condition;
   if (shape === 'date' || shape === 'datePair' || shape === 'year') return dateRange(op, texts, kind, fail);
   if ((shape === 'pair' && texts.length !== 2) || (shape === 'list' && texts.length === 0)) {
-    return void fail(shape === 'pair' ? `two values (from and to), such as 10,20; it got ${texts.length}` : 'at least one value');
+    return void fail(
+      shape === 'pair'
+        ? `two values (from and to), such as 10,20; it got ${texts.length}`
+        : 'at least one value',
+    );
   }
   const coerced = coerceAll(texts, resolution, kind, op === 'eq' || op === 'neq' || shape === 'list', fail);
   if (!coerced) return undefined;
   const { values, jsonType } = coerced;
   const typed = jsonType ? { jsonType } : {};
   if (shape === 'list') return { op: op as 'in' | 'not_in', value: values, ...typed };
-  if (shape === 'pair') return { op: op as 'between' | 'not_between', value: [values[0], values[1]] as [Scalar, Scalar], ...typed };
+  if (shape === 'pair')
+    return {
+      op: op as 'between' | 'not_between',
+      value: [values[0], values[1]] as [Scalar, Scalar],
+      ...typed,
+    };
   return { op: op as 'eq', value: values[0] as Scalar, ...typed };
 }
 
@@ -198,14 +245,20 @@ function coerceAll(
   const values: Scalar[] = [];
   for (const text of texts) {
     const result = coerceForColumn(resolution.column, text);
-    if (!result.ok) return void fail(`${result.expected}; "${text.length > 40 ? `${text.slice(0, 40)}…` : text}" is not`);
+    if (!result.ok)
+      return void fail(`${result.expected}; "${text.length > 40 ? `${text.slice(0, 40)}…` : text}" is not`);
     values.push(result.value);
   }
   return { values };
 }
 
 /** `date_eq`, `date_between`, `year` → a half-open range on the raw column (index-friendly, exact). */
-function dateRange(op: OperatorName, texts: string[], kind: TargetKind, fail: (expected: string) => void): Condition | undefined {
+function dateRange(
+  op: OperatorName,
+  texts: string[],
+  kind: TargetKind,
+  fail: (expected: string) => void,
+): Condition | undefined {
   let from: string;
   let toExclusive: string;
   if (op === 'year') {
@@ -219,13 +272,20 @@ function dateRange(op: OperatorName, texts: string[], kind: TargetKind, fail: (e
     from = date.value;
     toExclusive = nextDay(date.value);
   } else {
-    if (texts.length !== 2) return void fail(`two dates (from and to), such as 2024-01-01,2024-01-31; it got ${texts.length}`);
+    if (texts.length !== 2)
+      return void fail(`two dates (from and to), such as 2024-01-01,2024-01-31; it got ${texts.length}`);
     const start = coerceDate(texts[0] as string);
     const end = coerceDate(texts[1] as string);
     if (!start.ok || !end.ok) return void fail('two dates in the form YYYY-MM-DD');
     from = start.value;
     toExclusive = nextDay(end.value);
   }
-  if (kind === 'datetime') return { op: 'range', from: `${from}T00:00:00.000Z`, to: `${toExclusive}T00:00:00.000Z` };
-  return { op: 'range', from, to: toExclusive, ...(kind === 'json-path' ? { jsonType: 'string' as const } : {}) };
+  if (kind === 'datetime')
+    return { op: 'range', from: `${from}T00:00:00.000Z`, to: `${toExclusive}T00:00:00.000Z` };
+  return {
+    op: 'range',
+    from,
+    to: toExclusive,
+    ...(kind === 'json-path' ? { jsonType: 'string' as const } : {}),
+  };
 }

@@ -16,7 +16,13 @@ export type Condition = ConditionBody & {
 type ConditionBody =
   | { readonly op: 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte'; readonly value: Scalar }
   | {
-      readonly op: 'contains' | 'not_contains' | 'starts_with' | 'not_starts_with' | 'ends_with' | 'not_ends_with';
+      readonly op:
+        | 'contains'
+        | 'not_contains'
+        | 'starts_with'
+        | 'not_starts_with'
+        | 'ends_with'
+        | 'not_ends_with';
       readonly value: string;
     }
   /** `negate` is set by the value `false`/`0`. */
@@ -42,12 +48,37 @@ export type FilterNode =
   /** Several conditions on one filter name: AND-ed, on the same related record for relation filters. */
   | { readonly kind: 'field'; readonly target: FieldTarget; readonly conditions: readonly Condition[] }
   | { readonly kind: 'scope'; readonly scope: ScopeCallback; readonly value: boolean }
-  | { readonly kind: 'custom'; readonly name: string; readonly callback: CustomFilterCallback; readonly value: RawValue };
+  | {
+      readonly kind: 'custom';
+      readonly name: string;
+      readonly callback: CustomFilterCallback;
+      readonly value: RawValue;
+    };
 
 export interface SortTerm {
   readonly column: string;
   readonly direction: 'asc' | 'desc';
 }
+
+/** A relation to load with the records, and the relations to load with its records. */
+export interface IncludeNode {
+  readonly relation: ResolvedRelation;
+  readonly children: readonly IncludeNode[];
+}
+
+/** A decoded cursor: the sort values of the record it points past, exactly as stored. */
+export interface Cursor {
+  readonly direction: 'next' | 'prev';
+  readonly values: readonly CursorValue[];
+}
+export type CursorValue = string | number | boolean | null;
+
+/** How the records are cut: the three pagination strategies, or every record. */
+export type PageMode =
+  | { readonly kind: 'length-aware'; readonly page: number; readonly perPage: number }
+  | { readonly kind: 'simple'; readonly page: number; readonly perPage: number }
+  | { readonly kind: 'cursor'; readonly perPage: number; readonly cursor: Cursor | undefined }
+  | { readonly kind: 'all'; readonly max: number | 'unlimited' };
 
 /** The authorized request: the only input of `compile`. */
 export interface ListPlan {
@@ -57,6 +88,8 @@ export interface ListPlan {
   /** The `trashed` filter: soft-deleted rows are included. */
   readonly withTrashed: boolean;
   readonly sort: readonly SortTerm[];
-  readonly page: number;
-  readonly perPage: number;
+  readonly mode: PageMode;
+  readonly includes: readonly IncludeNode[];
+  /** Relations whose record counts are added as `<relation>_count`. */
+  readonly counts: readonly ResolvedRelation[];
 }

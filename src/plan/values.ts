@@ -11,7 +11,8 @@ const INT32 = 2 ** 31;
 const integerPattern = /^[+-]?\d+$/;
 const decimalPattern = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
-const datetimePattern = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const datetimePattern =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 export function coerceBoolean(text: string): Coerced<boolean> {
   if (text === 'true' || text === '1') return ok(true);
@@ -37,7 +38,12 @@ export function coerceDatetime(text: string): Coerced<string> {
   const match = datetimePattern.exec(text);
   if (!match) return fail(expected);
   const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', offset = 'Z'] = match;
-  if (!isCalendarDate(Number(y), Number(mo), Number(d)) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59)
+  if (
+    !isCalendarDate(Number(y), Number(mo), Number(d)) ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(s) > 59
+  )
     return fail(expected);
   const ms = fraction.padEnd(3, '0').slice(0, 3);
   const zone = offset === 'Z' ? 'Z' : `${offset.slice(0, 3)}:${offset.slice(-2)}`;
@@ -61,14 +67,13 @@ export function coerceForColumn(column: ResolvedColumn, text: string): Coerced<S
       const limit = column.big ? Number.MAX_SAFE_INTEGER : INT32;
       const value = Number(text);
       if (!integerPattern.test(text) || value >= limit || value < -limit)
-        return fail(
-          column.big ? 'a whole number' : `a whole number between ${-INT32} and ${INT32 - 1}`,
-        );
+        return fail(column.big ? 'a whole number' : `a whole number between ${-INT32} and ${INT32 - 1}`);
       return ok(value);
     }
     case 'decimal': {
       const value = Number(text);
-      if (!decimalPattern.test(text) || !Number.isFinite(value) || Math.abs(value) > 1e15) return fail('a number');
+      if (!decimalPattern.test(text) || !Number.isFinite(value) || Math.abs(value) > 1e15)
+        return fail('a number');
       return ok(value);
     }
     case 'boolean':

@@ -87,7 +87,10 @@ export function parseListQuery(rawQuery: string, limits: Limits, errors: ErrorBa
   if (rawFilter !== undefined) {
     if (isObject(rawFilter)) filter = walker.clause(rawFilter, 'filter', 0);
     else if (prune(rawFilter) !== undefined)
-      errors.add('filter', 'Filters are given as filter[<name>]=<value> or filter[<name>][<operator>]=<value>.');
+      errors.add(
+        'filter',
+        'Filters are given as filter[<name>]=<value> or filter[<name>][<operator>]=<value>.',
+      );
     if (walker.conditions > limits.maxConditions)
       errors.add(
         'filter',
@@ -132,16 +135,25 @@ class FilterWalker {
       );
       return undefined;
     }
-    const items = Array.isArray(raw) ? raw : isObject(raw) ? Object.values(raw) : [raw];
-    if (!Array.isArray(raw) && !(isObject(raw) && Object.keys(raw).every((k) => /^(0|[1-9]\d*)$/.test(k)))) {
-      this.errors.add(key, `A ${kind} group is a list of members: filter[${kind}][<index>][<name>]=<value>.`);
+    const indexed =
+      Array.isArray(raw) || (isObject(raw) && Object.keys(raw).every((k) => /^(0|[1-9]\d*)$/.test(k)));
+    if (!indexed) {
+      if (prune(raw) !== undefined)
+        this.errors.add(
+          key,
+          `A ${kind} group is a list of members: filter[${kind}][<index>][<name>]=<value>.`,
+        );
       return undefined;
     }
+    const items = Array.isArray(raw) ? raw : Object.values(raw);
     const members: ClauseInput[] = [];
     for (const item of items) {
       if (!isObject(item)) {
         if (prune(item) !== undefined)
-          this.errors.add(key, `Each member of a ${kind} group is a filter: filter[${kind}][<index>][<name>]=<value>.`);
+          this.errors.add(
+            key,
+            `Each member of a ${kind} group is a filter: filter[${kind}][<index>][<name>]=<value>.`,
+          );
         continue;
       }
       const member = this.clause(item, key, depth);

@@ -1,4 +1,10 @@
-import type { ColumnOptions, ColumnType, RelationDefinition, ResourceDefinition, ScopeCallback } from './types.js';
+import type {
+  ColumnOptions,
+  ColumnType,
+  RelationDefinition,
+  ResourceDefinition,
+  ScopeCallback,
+} from './types.js';
 
 export interface ResolvedColumn {
   readonly name: string;
@@ -44,7 +50,8 @@ function columnOptions(spec: ColumnType | ColumnOptions): ColumnOptions {
 export function resolveResources(definitions: readonly ResourceDefinition[]): Map<string, ResolvedResource> {
   const byName = new Map<string, ResourceDefinition>();
   for (const definition of definitions) {
-    if (byName.has(definition.name)) throw new ConfigurationError(`Resource "${definition.name}" is defined twice.`);
+    if (byName.has(definition.name))
+      throw new ConfigurationError(`Resource "${definition.name}" is defined twice.`);
     byName.set(definition.name, definition);
   }
   const resolved = new Map<string, ResolvedResource>();
@@ -53,11 +60,18 @@ export function resolveResources(definitions: readonly ResourceDefinition[]): Ma
     const columns = new Map<string, ResolvedColumn>();
     for (const [name, spec] of Object.entries(definition.columns)) {
       const options = columnOptions(spec);
-      columns.set(name, { name, type: options.type, hidden: options.hidden ?? false, big: options.big ?? false });
+      columns.set(name, {
+        name,
+        type: options.type,
+        hidden: options.hidden ?? false,
+        big: options.big ?? false,
+      });
     }
     const primaryKey = definition.primaryKey ?? 'id';
     if (!columns.has(primaryKey))
-      throw new ConfigurationError(`Resource "${definition.name}": primary key "${primaryKey}" is not a declared column.`);
+      throw new ConfigurationError(
+        `Resource "${definition.name}": primary key "${primaryKey}" is not a declared column.`,
+      );
     if (definition.softDeleteColumn && !columns.has(definition.softDeleteColumn))
       throw new ConfigurationError(
         `Resource "${definition.name}": soft-delete column "${definition.softDeleteColumn}" is not a declared column.`,
@@ -80,7 +94,9 @@ export function resolveResources(definitions: readonly ResourceDefinition[]): Ma
     const relations = relationMaps.get(definition.name) as Map<string, ResolvedRelation>;
     for (const [name, relation] of Object.entries(definition.relations ?? {})) {
       if (parent.columns.has(name))
-        throw new ConfigurationError(`Resource "${definition.name}": relation "${name}" has the name of a column.`);
+        throw new ConfigurationError(
+          `Resource "${definition.name}": relation "${name}" has the name of a column.`,
+        );
       const target = resolved.get(relation.resource);
       if (!target)
         throw new ConfigurationError(
@@ -133,7 +149,11 @@ function resolveRelation(
         target,
         parentKey: relation.parentKey ?? parent.primaryKey,
         childKey: relation.relatedKey ?? target.primaryKey,
-        pivot: { table: relation.pivot, parentKey: relation.foreignPivotKey, childKey: relation.relatedPivotKey },
+        pivot: {
+          table: relation.pivot,
+          parentKey: relation.foreignPivotKey,
+          childKey: relation.relatedPivotKey,
+        },
       };
   }
 }

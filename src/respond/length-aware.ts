@@ -21,13 +21,20 @@ export interface PageLink {
   active: boolean;
 }
 
-/** Page URLs keep the client's query string as sent, with `page` replaced (and moved last, as Laravel does). */
-export function pageUrlBuilder(path: string, rawQuery: string): (page: number) => string {
+/**
+ * URLs that keep the client's query string as sent, with one parameter (`page`, `cursor`) replaced and
+ * put last, as Laravel does.
+ */
+export function urlWithParam(
+  path: string,
+  rawQuery: string,
+  param: string,
+): (value: string | number) => string {
   const kept = rawQuery
     .split('&')
-    .filter((part) => part !== '' && safeDecode(part.split('=')[0] as string) !== 'page');
-  const prefix = kept.length > 0 ? `${path}?${kept.join('&')}&page=` : `${path}?page=`;
-  return (page) => `${prefix}${page}`;
+    .filter((part) => part !== '' && safeDecode(part.split('=')[0] as string) !== param);
+  const prefix = kept.length > 0 ? `${path}?${kept.join('&')}&${param}=` : `${path}?${param}=`;
+  return (value) => `${prefix}${value}`;
 }
 
 function safeDecode(text: string): string {
@@ -42,7 +49,8 @@ const ON_EACH_SIDE = 3;
 
 /** The page numbers shown in `links`, with `null` for a "..." gap (Laravel's UrlWindow). */
 export function linkWindow(current: number, last: number): (number | null)[] {
-  const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+  const range = (from: number, to: number) =>
+    Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
   const window = ON_EACH_SIDE * 2;
   if (last < window + 8) return range(1, last);
   if (current <= window) return [...range(1, window + 2), null, ...range(last - 1, last)];
@@ -55,7 +63,7 @@ export function lengthAwarePage<T>(
   options: { page: number; perPage: number; total: number; path: string; rawQuery: string },
 ): LengthAwarePage<T> {
   const { page, perPage, total, path } = options;
-  const url = pageUrlBuilder(path, options.rawQuery);
+  const url = urlWithParam(path, options.rawQuery, 'page');
   const lastPage = Math.max(1, Math.ceil(total / perPage));
   const from = data.length > 0 ? (page - 1) * perPage + 1 : null;
   const prev = page > 1 ? url(page - 1) : null;
@@ -63,7 +71,9 @@ export function lengthAwarePage<T>(
   const links: PageLink[] = [
     { url: prev, label: '&laquo; Previous', active: false },
     ...linkWindow(page, lastPage).map((n) =>
-      n === null ? { url: null, label: '...', active: false } : { url: url(n), label: String(n), active: n === page },
+      n === null
+        ? { url: null, label: '...', active: false }
+        : { url: url(n), label: String(n), active: n === page },
     ),
     { url: next, label: 'Next &raquo;', active: false },
   ];

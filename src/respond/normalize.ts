@@ -1,6 +1,6 @@
+import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedResource } from '../resource/registry.js';
 import type { ColumnType } from '../resource/types.js';
-import type { ResourceRecord } from '../resource/policy.js';
 
 const datetimeText = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 
@@ -23,8 +23,14 @@ const readers: Record<ColumnType, (value: unknown) => unknown> = {
   string: (value) => value,
   integer: (value) => (typeof value === 'string' || typeof value === 'bigint' ? Number(value) : value),
   decimal: (value) => (value === null || value === undefined ? null : Number(value)),
-  boolean: (value) => (value === null || value === undefined ? null : typeof value === 'boolean' ? value : Number(value) !== 0),
-  date: (value) => (value instanceof Date ? value.toISOString().slice(0, 10) : value === null ? null : String(value).slice(0, 10)),
+  boolean: (value) =>
+    value === null || value === undefined ? null : typeof value === 'boolean' ? value : Number(value) !== 0,
+  date: (value) =>
+    value instanceof Date
+      ? value.toISOString().slice(0, 10)
+      : value === null
+        ? null
+        : String(value).slice(0, 10),
   datetime,
   json: (value) => {
     if (typeof value !== 'string') return value ?? null;

@@ -1,10 +1,18 @@
-import type { Expression, SelectQueryBuilder, SqlBool } from 'kysely';
-import type { Condition, FieldTarget, FilterNode, ListPlan, Scalar } from '../plan/list-plan.js';
-import { RequestError } from '../respond/error-bag.js';
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import type {
+  Condition,
+  CursorValue,
+  FieldTarget,
+  FilterNode,
+  ListPlan,
+  Scalar,
+  SortTerm,
+} from '../plan/list-plan.js';
 import { FilterValueError } from '../resource/filter-value-error.js';
 import type { EndpointPolicy } from '../resource/policy.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
+import { RequestError } from '../respond/error-bag.js';
 import { type DynamicDb, escapeLike, type SqlDialect } from './dialect.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: rows of run-time tables.
@@ -13,6 +21,11 @@ type Eb = DynamicExpressionBuilder;
 type Bool = Expression<SqlBool>;
 
 const BASE = 't0';
+
+const flip = (term: SortTerm): SortTerm => ({
+  ...term,
+  direction: term.direction === 'asc' ? 'desc' : 'asc',
+});
 
 /** The text patterns of the six textual operators, around the escaped value. */
 const likePatterns = {
@@ -44,18 +57,39 @@ export class ListCompiler {
   private where(eb: Eb): Bool {
     const { resource, withTrashed } = this.plan;
     const parts: Bool[] = this.plan.where.map((node) => this.node(eb, node, resource, BASE));
-    if (resource.softDeleteColumn && !withTrashed) parts.push(eb(`${BASE}.${resource.softDeleteColumn}`, 'is', null));
-    if (this.policy.baseQuery) parts.push(this.policy.baseQuery({ eb, column: (name) => eb.ref(`${BASE}.${name}`) }));
+    if (resource.softDeleteColumn && !withTrashed)
+      parts.push(eb(`${BASE}.${resource.softDeleteColumn}`, 'is', null));
+    if (this.policy.baseQuery)
+      parts.push(this.policy.baseQuery({ eb, column: (name) => eb.ref(`${BASE}.${name}`) }));
     return eb.and(parts);
   }
 
+  /** `count(*)` over the filtered rows, without ORDER BY. */
   countQuery(): DynamicSelect {
     return this.filtered().select((eb) => eb.fn.countAll().as('total'));
   }
 
-  pageQuery(limit: number, offset: number): DynamicSelect {
-    const { resource, sort } = this.plan;
+  /**
+   * The records in the plan's order (reversed for a backwards cursor), with the requested counts;
+   * `after` continues past a record's stored sort values (keyset pagination).
+   */
+  rowsQuery(options: {
+    limit?: number;
+    offset?: number;
+    after?: readonly CursorValue[];
+    reverse?: boolean;
+  }): DynamicSelect {
+    const { resource, counts } = this.plan;
+    const sort = options.reverse ? this.plan.sort.map(flip) : this.plan.sort;
     let query = this.filtered().select(resource.visibleColumns.map((column) => `${BASE}.${column.name}`));
+    for (const relation of counts)
+      query = query.select((eb) =>
+        this.relationFrom(eb, relation, BASE)
+          .query.select((inner) => inner.fn.countAll().as('n'))
+          .as(`${relation.name}_count`),
+      );
+    const after = options.after;
+    if (after) query = query.where((eb) => this.keyset(eb, sort, after));
     for (const term of sort) {
       const nulls = this.dialect.nullsSortLargest && term.column !== resource.primaryKey;
       query = query.orderBy(`${BASE}.${term.column}`, (ob) => {
@@ -64,7 +98,62 @@ export class ListCompiler {
         return term.direction === 'asc' ? ordered.nullsFirst() : ordered.nullsLast();
       });
     }
-    return query.limit(limit).offset(offset);
+    if (options.limit !== undefined) query = query.limit(options.limit);
+    if (options.offset) query = query.offset(options.offset);
+    return query;
+  }
+
+  /**
+   * Rows strictly after `values` in `sort` order, NULL being the smallest value:
+   * after(i) = strictlyAfter(i) OR (equal(i) AND after(i + 1)); the primary key ends the order.
+   */
+  private keyset(eb: Eb, sort: readonly SortTerm[], values: readonly CursorValue[]): Bool {
+    let condition: Bool | undefined;
+    for (let i = sort.length - 1; i >= 0; i--) {
+      const term = sort[i] as SortTerm;
+      const value = values[i] ?? null;
+      const column = eb.ref(`${BASE}.${term.column}`);
+      let strictlyAfter: Bool;
+      if (value === null)
+        strictlyAfter = term.direction === 'asc' ? eb(column, 'is not', null) : sql<SqlBool>`1 = 0`;
+      else if (term.direction === 'asc') strictlyAfter = eb(column, '>', value);
+      else strictlyAfter = eb.or([eb(column, '<', value), eb(column, 'is', null)]);
+      const equal = value === null ? eb(column, 'is', null) : eb(column, '=', value);
+      condition =
+        condition === undefined ? strictlyAfter : eb.or([strictlyAfter, eb.and([equal, condition])]);
+    }
+    return condition ?? sql<SqlBool>`1 = 1`;
+  }
+
+  /**
+   * FROM the related table (through the pivot for many-to-many), correlated with the parent alias,
+   * soft-deleted related rows left out: the base of relation filters and counts.
+   */
+  private relationFrom(
+    eb: Eb,
+    hop: ResolvedRelation,
+    alias: string,
+  ): { query: DynamicSelect; child: string } {
+    const child = this.nextAlias();
+    const related = hop.target;
+    let query: DynamicSelect;
+    if (hop.pivot) {
+      const pivot = this.nextAlias();
+      query = eb
+        .selectFrom(`${hop.pivot.table} as ${pivot}`)
+        .innerJoin(
+          `${related.table} as ${child}`,
+          `${child}.${hop.childKey}`,
+          `${pivot}.${hop.pivot.childKey}`,
+        )
+        .whereRef(`${pivot}.${hop.pivot.parentKey}`, '=', `${alias}.${hop.parentKey}`);
+    } else {
+      query = eb
+        .selectFrom(`${related.table} as ${child}`)
+        .whereRef(`${child}.${hop.childKey}`, '=', `${alias}.${hop.parentKey}`);
+    }
+    if (related.softDeleteColumn) query = query.where(`${child}.${related.softDeleteColumn}`, 'is', null);
+    return { query, child };
   }
 
   private nextAlias(): string {
@@ -84,7 +173,8 @@ export class ListCompiler {
         try {
           return node.callback({ eb, column: (name) => eb.ref(`${alias}.${name}`), value: node.value });
         } catch (error) {
-          if (error instanceof FilterValueError) throw RequestError.single(422, `filter.${node.name}`, error.message);
+          if (error instanceof FilterValueError)
+            throw RequestError.single(422, `filter.${node.name}`, error.message);
           throw error;
         }
       case 'field':
@@ -102,23 +192,12 @@ export class ListCompiler {
   ): Bool {
     const [hop, ...rest] = hops;
     if (!hop) return eb.and(conditions.map((condition) => this.condition(eb, target, condition, alias)));
-    const child = this.nextAlias();
-    const related = hop.target;
-    let sub: DynamicSelect;
-    if (hop.pivot) {
-      const pivot = this.nextAlias();
-      sub = eb
-        .selectFrom(`${hop.pivot.table} as ${pivot}`)
-        .innerJoin(`${related.table} as ${child}`, `${child}.${hop.childKey}`, `${pivot}.${hop.pivot.childKey}`)
-        .whereRef(`${pivot}.${hop.pivot.parentKey}`, '=', `${alias}.${hop.parentKey}`);
-    } else {
-      sub = eb
-        .selectFrom(`${related.table} as ${child}`)
-        .whereRef(`${child}.${hop.childKey}`, '=', `${alias}.${hop.parentKey}`);
-    }
-    if (related.softDeleteColumn) sub = sub.where(`${child}.${related.softDeleteColumn}`, 'is', null);
-    sub = sub.select((inner) => inner.lit(1).as('one')).where((inner) => this.field(inner, target, conditions, rest, child));
-    return eb.exists(sub);
+    const { query, child } = this.relationFrom(eb, hop, alias);
+    return eb.exists(
+      query
+        .select((inner) => inner.lit(1).as('one'))
+        .where((inner) => this.field(inner, target, conditions, rest, child)),
+    );
   }
 
   private bind(target: FieldTarget, value: Scalar): unknown {

@@ -13,7 +13,9 @@ export function dialectFor(url: string): SqlDialect {
   if (/^sqlite:/.test(url)) return sqlite;
   if (/^postgres(ql)?:\/\//.test(url)) return postgres;
   if (/^(mysql|mariadb):\/\//.test(url)) return mysql;
-  throw new Error(`Unsupported DATABASE_URL "${url.replace(/\/\/[^@/]*@/, '//***@')}": use sqlite:, postgres:// or mysql://`);
+  throw new Error(
+    `Unsupported DATABASE_URL "${url.replace(/\/\/[^@/]*@/, '//***@')}": use sqlite:, postgres:// or mysql://`,
+  );
 }
 
 export function connect(url: string, options?: ConnectOptions): Connection {

@@ -15,8 +15,7 @@ function typeParser(oid: number, format?: string): (value: string) => unknown {
 
 const jsonb = (column: unknown) => sql`(${column})::jsonb`;
 const at = (column: unknown, path: readonly string[]) => sql`${jsonb(column)} #> ${[...path]}::text[]`;
-const textAt = (column: unknown, path: readonly string[]) =>
-  sql`${jsonb(column)} #>> ${[...path]}::text[]`;
+const textAt = (column: unknown, path: readonly string[]) => sql`${jsonb(column)} #>> ${[...path]}::text[]`;
 const typeIs = (column: unknown, path: readonly string[], type: string) =>
   sql`jsonb_typeof(${at(column, path)}) = ${sql.lit(type)}`;
 

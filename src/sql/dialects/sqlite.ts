@@ -25,13 +25,13 @@ export const sqlite: SqlDialect = {
   // SQLite's LIKE ignores case for ASCII letters only.
   like: (target, pattern) => sql`${target} like ${pattern} escape '!'`,
   jsonLike: (target, pattern) => sql`${target} like ${pattern} escape '!'`,
-  jsonString: (column, path) => sql`case when ${typeIn(column, path, ['text'])} then ${extract(column, path)} end`,
+  jsonString: (column, path) =>
+    sql`case when ${typeIn(column, path, ['text'])} then ${extract(column, path)} end`,
   jsonNumber: (column, path) =>
     sql`case when ${typeIn(column, path, ['integer', 'real'])} then ${extract(column, path)} end`,
   jsonBoolean: (column, path) =>
     sql`case when ${typeIn(column, path, ['true', 'false'])} then json_type(${column}, ${jsonPathString(path)}) end`,
-  jsonIsNull: (column, path) =>
-    sql`coalesce(json_type(${column}, ${jsonPathString(path)}), 'null') = 'null'`,
+  jsonIsNull: (column, path) => sql`coalesce(json_type(${column}, ${jsonPathString(path)}), 'null') = 'null'`,
   // better-sqlite3 binds no booleans; SQLite stores them as 0/1.
   nullsSortLargest: false,
   bindBoolean: (value) => (value ? 1 : 0),

@@ -1,0 +1,141 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { loadIncludes } from '../load/includes.js';
+import { authorize } from '../plan/authorize.js';
+import { encodeCursor } from '../plan/cursor.js';
+import type { CompiledEndpoint } from '../plan/endpoint.js';
+import type { CursorValue, ListPlan, PageMode } from '../plan/list-plan.js';
+import { parseListQuery } from '../request/parse.js';
+import type { ResourceRecord } from '../resource/policy.js';
+import { ErrorBag, RequestError } from '../respond/error-bag.js';
+import { lengthAwarePage } from '../respond/length-aware.js';
+import { rowReader } from '../respond/normalize.js';
+import { cursorPage, simplePage } from '../respond/simple-and-cursor.js';
+import { ListCompiler } from '../sql/compile.js';
+import type { Connection } from '../sql/connect.js';
+
+type Row = Record<string, unknown>;
+
+/** Rows fetched per query when all=true streams an unlimited result. */
+const STREAM_BATCH = 1000;
+
+function rawQueryOf(request: FastifyRequest): string {
+  const url = request.raw.url ?? '';
+  const index = url.indexOf('?');
+  return index === -1 ? '' : url.slice(index + 1);
+}
+
+/** The handler of `GET <prefix>/<endpoint>`: parse → authorize → compile → execute → load → shape. */
+export function listRoute(
+  endpoint: CompiledEndpoint,
+  connection: Connection,
+  urlOf: (request: FastifyRequest) => string,
+) {
+  const read = rowReader(endpoint.resource);
+  const transform = endpoint.policy.response ?? ((record: ResourceRecord): unknown => record);
+
+  /** Rows → records with counts and includes, then through the transformer. */
+  async function shape(plan: ListPlan, rows: Row[]): Promise<unknown[]> {
+    const records = rows.map((row) => {
+      const record = read(row);
+      for (const relation of plan.counts) {
+        const name = `${relation.name}_count`;
+        record[name] = Number(row[name]);
+      }
+      return record;
+    });
+    if (plan.includes.length > 0) await loadIncludes(connection.db, plan.includes, records);
+    return records.map(transform);
+  }
+
+  const sortValues = (plan: ListPlan, row: Row): CursorValue[] =>
+    plan.sort.map((term) => (row[term.column] ?? null) as CursorValue);
+
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const rawQuery = rawQueryOf(request);
+    const errors = new ErrorBag();
+    const plan = authorize(parseListQuery(rawQuery, endpoint.limits, errors), endpoint, errors);
+    if (!plan) return reply.status(422).send(errors.toEnvelope());
+    const compiler = new ListCompiler(connection.db, connection.dialect, plan, endpoint.policy);
+    const path = urlOf(request);
+    const mode: PageMode = plan.mode;
+
+    switch (mode.kind) {
+      case 'length-aware': {
+        const offset = (mode.page - 1) * mode.perPage;
+        const [countRow, rows] = await Promise.all([
+          compiler.countQuery().executeTakeFirst(),
+          compiler.rowsQuery({ limit: mode.perPage, offset }).execute(),
+        ]);
+        const total = Number((countRow as { total: unknown } | undefined)?.total ?? 0);
+        return lengthAwarePage(await shape(plan, rows), { ...mode, total, path, rawQuery });
+      }
+      case 'simple': {
+        // One row more than the page tells whether a next page exists, without counting.
+        const rows = await compiler
+          .rowsQuery({ limit: mode.perPage + 1, offset: (mode.page - 1) * mode.perPage })
+          .execute();
+        const hasMore = rows.length > mode.perPage;
+        return simplePage(await shape(plan, rows.slice(0, mode.perPage)), {
+          ...mode,
+          hasMore,
+          path,
+          rawQuery,
+        });
+      }
+      case 'cursor': {
+        const backwards = mode.cursor?.direction === 'prev';
+        const fetched = await compiler
+          .rowsQuery({ limit: mode.perPage + 1, after: mode.cursor?.values, reverse: backwards })
+          .execute();
+        const hasMore = fetched.length > mode.perPage;
+        const rows = fetched.slice(0, mode.perPage);
+        if (backwards) rows.reverse();
+        const first = rows[0];
+        const last = rows[rows.length - 1];
+        const cursorTo = (direction: 'next' | 'prev', row: Row | undefined) =>
+          row ? encodeCursor(plan.sort, { direction, values: sortValues(plan, row) }) : null;
+        // Going forwards there is a previous page once a cursor was followed, and a next one when the
+        // extra row came back; going backwards, the reverse.
+        const next = backwards || hasMore ? cursorTo('next', last) : null;
+        const prev = (backwards ? hasMore : mode.cursor !== undefined) ? cursorTo('prev', first) : null;
+        return cursorPage(await shape(plan, rows), { perPage: mode.perPage, next, prev, path, rawQuery });
+      }
+      case 'all': {
+        if (mode.max !== 'unlimited') {
+          const countRow = await compiler.countQuery().executeTakeFirst();
+          const total = Number((countRow as { total: unknown } | undefined)?.total ?? 0);
+          if (total > mode.max)
+            throw RequestError.single(
+              422,
+              'all',
+              `The total of ${total} records exceeds the maximum of ${mode.max} allowed for all=true.`,
+            );
+          return shape(plan, await compiler.rowsQuery({}).execute());
+        }
+        return reply.type('application/json; charset=utf-8').send(Readable.from(streamAll(plan, compiler)));
+      }
+    }
+  };
+
+  /**
+   * Every record as one JSON array, fetched in keyset batches: memory stays flat whatever the row
+   * count, no connection is held between batches, and includes load per batch on every engine.
+   */
+  async function* streamAll(plan: ListPlan, compiler: ListCompiler): AsyncGenerator<string> {
+    yield '[';
+    let after: CursorValue[] | undefined;
+    let first = true;
+    for (;;) {
+      const rows = await compiler.rowsQuery({ limit: STREAM_BATCH, after }).execute();
+      if (rows.length === 0) break;
+      const items = await shape(plan, rows);
+      const body = items.map((item) => JSON.stringify(item)).join(',');
+      yield first ? body : `,${body}`;
+      first = false;
+      if (rows.length < STREAM_BATCH) break;
+      after = sortValues(plan, rows[rows.length - 1] as Row);
+    }
+    yield ']';
+  }
+}

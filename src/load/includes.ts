@@ -1,0 +1,84 @@
+import type { IncludeNode } from '../plan/list-plan.js';
+import type { ResourceRecord } from '../resource/policy.js';
+import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
+import { rowReader } from '../respond/normalize.js';
+import type { DynamicDb } from '../sql/dialect.js';
+
+/** Keys per `IN (…)`: under every engine's parameter limit (PostgreSQL 65535, SQLite 32766). */
+const KEYS_PER_QUERY = 5000;
+const LINK = '__parent_key';
+
+const toMany = (relation: ResolvedRelation) =>
+  relation.kind === 'hasMany' || relation.kind === 'belongsToMany';
+
+/**
+ * Loads included relations onto `parents`, in place: one query per relation per level whatever the
+ * number of parents (`WHERE key IN (…)`), related records in primary-key order, soft-deleted ones left
+ * out. To-many relations become arrays (empty when none), to-one relations an object or null.
+ */
+export async function loadIncludes(
+  db: DynamicDb,
+  nodes: readonly IncludeNode[],
+  parents: readonly ResourceRecord[],
+): Promise<void> {
+  for (const node of nodes) {
+    const { relation } = node;
+    const keys = [
+      ...new Set(
+        parents
+          .map((parent) => parent[relation.parentKey])
+          .filter((key) => key !== null && key !== undefined),
+      ),
+    ];
+    const byParent = new Map<string, ResourceRecord[]>();
+    const loaded: ResourceRecord[] = [];
+    const read = readerFor(relation.target);
+    for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
+      const rows = await relatedRows(db, relation, keys.slice(i, i + KEYS_PER_QUERY));
+      for (const row of rows) {
+        const record = read(row);
+        const key = String(row[LINK]);
+        const list = byParent.get(key);
+        if (list) list.push(record);
+        else byParent.set(key, [record]);
+        loaded.push(record);
+      }
+    }
+    for (const parent of parents) {
+      const related = byParent.get(String(parent[relation.parentKey])) ?? [];
+      parent[relation.name] = toMany(relation) ? related : (related[0] ?? null);
+    }
+    if (node.children.length > 0) await loadIncludes(db, node.children, loaded);
+  }
+}
+
+const readers = new WeakMap<ResolvedResource, ReturnType<typeof rowReader>>();
+function readerFor(resource: ResolvedResource): ReturnType<typeof rowReader> {
+  let read = readers.get(resource);
+  if (!read) {
+    read = rowReader(resource);
+    readers.set(resource, read);
+  }
+  return read;
+}
+
+function relatedRows(
+  db: DynamicDb,
+  relation: ResolvedRelation,
+  keys: unknown[],
+): Promise<Record<string, unknown>[]> {
+  const target = relation.target;
+  let query = db
+    .selectFrom(`${target.table} as r`)
+    .select(target.visibleColumns.map((column) => `r.${column.name}`));
+  if (relation.pivot) {
+    query = query
+      .innerJoin(`${relation.pivot.table} as p`, `p.${relation.pivot.childKey}`, `r.${relation.childKey}`)
+      .select(`p.${relation.pivot.parentKey} as ${LINK}`)
+      .where(`p.${relation.pivot.parentKey}`, 'in', keys);
+  } else {
+    query = query.select(`r.${relation.childKey} as ${LINK}`).where(`r.${relation.childKey}`, 'in', keys);
+  }
+  if (target.softDeleteColumn) query = query.where(`r.${target.softDeleteColumn}`, 'is', null);
+  return query.orderBy(`r.${target.primaryKey}`).execute() as Promise<Record<string, unknown>[]>;
+}
