@@ -49,8 +49,18 @@ export function relationPath(resource: ResolvedResource, path: string): Resolved
 function compileIncludes(resource: ResolvedResource, paths: readonly string[], where: string): Set<string> {
   const allowed = new Set<string>();
   for (const path of paths) {
-    if (!relationPath(resource, path))
+    const hops = relationPath(resource, path);
+    if (!hops)
       throw new ConfigurationError(`${where}: allowedIncludes names unknown relation path "${path}".`);
+    let parent = resource;
+    for (const hop of hops) {
+      // Related records are matched to their parents by this key, so the parent's records must carry it.
+      if (parent.columns.get(hop.parentKey)?.hidden !== false)
+        throw new ConfigurationError(
+          `${where}: include "${path}" needs the visible column "${hop.parentKey}" on "${parent.name}".`,
+        );
+      parent = hop.target;
+    }
     const segments = path.split('.');
     for (let i = 1; i <= segments.length; i++) allowed.add(segments.slice(0, i).join('.'));
   }

@@ -46,6 +46,27 @@ export const testEndpoints = [
     defaultFilters: { status: 'published' },
   }),
   defineEndpoint({ resource: 'comments', allowedFilters: ['*', 'post.title', 'author.name'] }),
+  defineEndpoint({
+    resource: 'users',
+    path: 'users-loaded',
+    allowedFilters: ['status', 'trashed'],
+    allowedIncludes: ['roles.permissions', 'posts', 'department', 'profile', 'posts.comments'],
+    allowedCounts: ['posts', 'roles', 'comments'],
+    allowedSorts: ['name', 'score', 'created_at', 'birthday', 'balance'],
+    allowedSearch: ['name', 'email', 'department.name'],
+    allowAll: 5,
+    response: (user) => ({ ...user, label: `${String(user.name)} <${String(user.email)}>` }),
+  }),
+  defineEndpoint({
+    resource: 'users',
+    path: 'users-unlimited',
+    allowedFilters: ['status', 'trashed'],
+    allowedIncludes: ['roles'],
+    allowedCounts: ['posts'],
+    allowedSorts: ['name', 'created_at'],
+    allowAll: 'unlimited',
+    response: (user) => ({ id: user.id, upper: String(user.name).toUpperCase(), roles: user.roles, posts_count: user.posts_count }),
+  }),
 ];
 
 export interface TestService {
