@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   console.log(`\nServing ${config.endpoints.length} endpoints on ${address} (database: ${shownUrl})`);
   if (config.examples?.length) {
     console.log('Try:');
-    for (const example of config.examples) console.log(`  curl -s '${address}${example}'`);
+    for (const example of config.examples) console.log(`  curl -gs '${address}${example}'`);
   }
 }
 

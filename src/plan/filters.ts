@@ -260,12 +260,12 @@ function dateRange(
   fail: (expected: string) => void,
 ): Condition | undefined {
   let from: string;
-  let toExclusive: string;
+  let toExclusive: string | undefined;
   if (op === 'year') {
     const year = coerceYear(texts[0] as string);
     if (!year.ok) return void fail(year.expected);
-    from = `${String(year.value).padStart(4, '0')}-01-01`;
-    toExclusive = `${String(year.value + 1).padStart(4, '0')}-01-01`;
+    from = `${year.value}-01-01`;
+    toExclusive = year.value < 9999 ? `${year.value + 1}-01-01` : undefined;
   } else if (op === 'date_eq') {
     const date = coerceDate(texts[0] as string);
     if (!date.ok) return void fail(date.expected);
@@ -276,16 +276,15 @@ function dateRange(
       return void fail(`two dates (from and to), such as 2024-01-01,2024-01-31; it got ${texts.length}`);
     const start = coerceDate(texts[0] as string);
     const end = coerceDate(texts[1] as string);
-    if (!start.ok || !end.ok) return void fail('two dates in the form YYYY-MM-DD');
+    if (!start.ok || !end.ok) return void fail('two dates in the form YYYY-MM-DD (years 1000 to 9999)');
     from = start.value;
     toExclusive = nextDay(end.value);
   }
-  if (kind === 'datetime')
-    return { op: 'range', from: `${from}T00:00:00.000Z`, to: `${toExclusive}T00:00:00.000Z` };
+  const instant = (day: string) => (kind === 'datetime' ? `${day}T00:00:00.000Z` : day);
   return {
     op: 'range',
-    from,
-    to: toExclusive,
+    from: instant(from),
+    ...(toExclusive === undefined ? {} : { to: instant(toExclusive) }),
     ...(kind === 'json-path' ? { jsonType: 'string' as const } : {}),
   };
 }

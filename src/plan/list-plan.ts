@@ -30,8 +30,8 @@ type ConditionBody =
   | { readonly op: 'is_empty'; readonly negate: boolean }
   | { readonly op: 'in' | 'not_in'; readonly value: readonly Scalar[] }
   | { readonly op: 'between' | 'not_between'; readonly value: readonly [Scalar, Scalar] }
-  /** `date_eq`, `date_between` and `year` become a half-open range `from <= x < to`. */
-  | { readonly op: 'range'; readonly from: Scalar; readonly to: Scalar };
+  /** `date_eq`, `date_between` and `year` become a half-open range `from <= x < to` (no `to` past 9999). */
+  | { readonly op: 'range'; readonly from: Scalar; readonly to?: Scalar };
 
 /** What a filter names: a column of the base table, or one reached through relations, maybe inside JSON. */
 export interface FieldTarget {

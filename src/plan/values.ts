@@ -20,7 +20,15 @@ export function coerceBoolean(text: string): Coerced<boolean> {
   return fail('true, false, 1 or 0');
 }
 
+/**
+ * Years 1000–9999: the range every engine stores (MariaDB's DATE/DATETIME), and one where a day's
+ * successor still has four digits except at the very end (see `nextDay`).
+ */
+const MIN_YEAR = 1000;
+const MAX_YEAR = 9999;
+
 function isCalendarDate(year: number, month: number, day: number): boolean {
+  if (year < MIN_YEAR || year > MAX_YEAR) return false;
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
@@ -28,7 +36,7 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
 export function coerceDate(text: string): Coerced<string> {
   const match = datePattern.exec(text);
   if (!match || !isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3])))
-    return fail('a date in the form YYYY-MM-DD');
+    return fail('a date in the form YYYY-MM-DD (years 1000 to 9999)');
   return ok(text);
 }
 
@@ -48,13 +56,17 @@ export function coerceDatetime(text: string): Coerced<string> {
   const ms = fraction.padEnd(3, '0').slice(0, 3);
   const zone = offset === 'Z' ? 'Z' : `${offset.slice(0, 3)}:${offset.slice(-2)}`;
   const instant = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}${zone}`);
-  if (Number.isNaN(instant.getTime()) || instant.getUTCFullYear() < 1 || instant.getUTCFullYear() > 9999)
+  if (
+    Number.isNaN(instant.getTime()) ||
+    instant.getUTCFullYear() < MIN_YEAR ||
+    instant.getUTCFullYear() > MAX_YEAR
+  )
     return fail(expected);
   return ok(instant.toISOString());
 }
 
 export function coerceYear(text: string): Coerced<number> {
-  if (!/^\d{4}$/.test(text) || Number(text) < 1) return fail('a 4-digit year');
+  if (!/^\d{4}$/.test(text) || Number(text) < MIN_YEAR) return fail('a 4-digit year (1000 to 9999)');
   return ok(Number(text));
 }
 
@@ -100,9 +112,9 @@ export function coerceForJson(type: JsonValueType, text: string): Scalar {
   return text;
 }
 
-/** The day after a `YYYY-MM-DD`, for half-open date ranges. */
-export function nextDay(date: string): string {
+/** The day after a `YYYY-MM-DD`, for half-open date ranges; undefined after 9999-12-31 (no upper bound). */
+export function nextDay(date: string): string | undefined {
   const next = new Date(`${date}T00:00:00.000Z`);
   next.setUTCDate(next.getUTCDate() + 1);
-  return next.toISOString().slice(0, 10);
+  return next.getUTCFullYear() > MAX_YEAR ? undefined : next.toISOString().slice(0, 10);
 }

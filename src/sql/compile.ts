@@ -247,7 +247,9 @@ export class ListCompiler {
       case 'not_between':
         return eb.or([eb(x, '<', v(condition.value[0])), eb(x, '>', v(condition.value[1]))]);
       case 'range':
-        return eb.and([eb(x, '>=', v(condition.from)), eb(x, '<', v(condition.to))]);
+        return condition.to === undefined
+          ? eb(x, '>=', v(condition.from))
+          : eb.and([eb(x, '>=', v(condition.from)), eb(x, '<', v(condition.to))]);
       default: {
         const negate = condition.op.startsWith('not_');
         const base = (negate ? condition.op.slice(4) : condition.op) as keyof typeof likePatterns;

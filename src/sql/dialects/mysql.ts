@@ -32,7 +32,8 @@ export const mysql: SqlDialect = {
   jsonNumber: (column, path) =>
     sql`case when ${typeIn(column, path, ['INTEGER', 'DOUBLE', 'DECIMAL'])} then cast(${value(column, path)} as double) end`,
   jsonBoolean: (column, path) =>
-    sql`case when ${typeIn(column, path, ['BOOLEAN'])} then ${value(column, path)} end`,
+    // json_value gives 1/0 for booleans; json_extract gives the JSON text true/false.
+    sql`case when ${typeIn(column, path, ['BOOLEAN'])} then ${extract(column, path)} end`,
   jsonIsNull: (column, path) => sql`coalesce(json_type(${extract(column, path)}), 'NULL') = 'NULL'`,
   nullsSortLargest: false,
   bindBoolean: (value) => (value ? 1 : 0),

@@ -1,0 +1,25 @@
+import { defineConfig } from '../../src/resource/policy.js';
+import { endpoints } from './endpoints.js';
+import { resources } from './resources.js';
+import { createSchema, isSeeded } from './schema.js';
+import { seedDemo } from './seed.js';
+
+/** The demo: `npm start` serves it on an embedded SQLite file, filled on first run. */
+export default defineConfig({
+  resources,
+  endpoints,
+  async setup(connection) {
+    if (await isSeeded(connection)) return;
+    await createSchema(connection);
+    await seedDemo(connection);
+  },
+  examples: [
+    '/api/users?filter[status]=active&filter[score][gte]=80&sort=-score',
+    '/api/users?filter[roles.name]=editor&include=roles&count=posts',
+    '/api/users?filter[or][0][status]=banned&filter[or][1][score][gte]=95',
+    '/api/users?filter[settings.theme]=dark&filter[settings.level][gte]=5',
+    '/api/users?filter[created_at][year]=2024&pagination=simple',
+    '/api/posts?filter[meta.featured]=true&include=author&pagination=cursor&per_page=5',
+    '/api/users?filter[name][contains]=ann&filter[trashed]=true',
+  ],
+});
