@@ -1,0 +1,144 @@
+/**
+ * npm run bench [-- --users 100000 --duration 5 --rounds 2 --connections 10]
+ *
+ * The service against a hand-written node:http + pg baseline on the same PostgreSQL data, for the nine
+ * queries of bench/queries.ts: first both must return the same ids in the same order, then each query
+ * is loaded A B A B (service, baseline, …) with autocannon and the medians are compared.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { prepareDataset } from './dataset.js';
+import { benchDescriptions, benchQueries } from './queries.js';
+import { measureStages } from './stages.js';
+
+const { values } = parseArgs({
+  options: {
+    users: { type: 'string', default: '100000' },
+    duration: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '10' },
+  },
+});
+const here = dirname(fileURLToPath(import.meta.url));
+const server = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const SERVICE = 3901;
+const BASELINE = 3902;
+
+function start(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: string,
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes(ready)) resolve(child);
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+async function load(port: number, path: string, seconds: number): Promise<Sample> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}${path}`,
+    connections: Number(values.connections),
+    duration: seconds,
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${path} on ${port}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+async function ids(port: number, path: string): Promise<unknown[]> {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`);
+  const body = (await response.json()) as { data: { id: unknown }[] };
+  return body.data.map((record) => record.id);
+}
+
+async function main(): Promise<void> {
+  const users = Number(values.users);
+  const url = await prepareDataset(server, 'rqs_bench', users);
+  const env = { DATABASE_URL: url, LOG_LEVEL: 'warn' };
+  const service = await start(
+    join(here, '../src/cli/main.js'),
+    ['--config', join(here, 'bench-config.js'), '--port', String(SERVICE)],
+    env,
+    'Serving',
+  );
+  const baseline = await start(join(here, 'baseline.js'), ['--port', String(BASELINE)], env, 'listening');
+  try {
+    let same = true;
+    for (const [id, path] of Object.entries(benchQueries)) {
+      const [a, b] = await Promise.all([ids(SERVICE, path), ids(BASELINE, path)]);
+      if (JSON.stringify(a) !== JSON.stringify(b) || a.length === 0) {
+        console.error(`${id}: the service and the baseline disagree (${a.length} vs ${b.length} records)`);
+        same = false;
+      }
+    }
+    if (!same) throw new Error('results differ: not measuring');
+    console.log(`same ids in the same order for all nine queries (${users} users)\n`);
+
+    const seconds = Number(values.duration);
+    const rows: string[] = [];
+    for (const [id, path] of Object.entries(benchQueries) as [keyof typeof benchQueries, string][]) {
+      await load(SERVICE, path, 1);
+      await load(BASELINE, path, 1);
+      const svc: Sample[] = [];
+      const base: Sample[] = [];
+      for (let round = 0; round < Number(values.rounds); round++) {
+        svc.push(await load(SERVICE, path, seconds));
+        base.push(await load(BASELINE, path, seconds));
+      }
+      const s = {
+        rps: median(svc.map((x) => x.rps)),
+        p50: median(svc.map((x) => x.p50)),
+        p99: median(svc.map((x) => x.p99)),
+      };
+      const b = {
+        rps: median(base.map((x) => x.rps)),
+        p50: median(base.map((x) => x.p50)),
+        p99: median(base.map((x) => x.p99)),
+      };
+      const ratio = s.rps / b.rps;
+      const row = `| ${id} | ${benchDescriptions[id]} | ${s.rps.toFixed(0)} | ${b.rps.toFixed(0)} | ${ratio.toFixed(2)}${ratio >= 0.85 ? '' : ' ✗'} | ${s.p50} / ${s.p99} | ${b.p50} / ${b.p99} |`;
+      rows.push(row);
+      console.log(row);
+    }
+    console.log(
+      '\n| query | what | service req/s | baseline req/s | ratio | service p50 / p99 ms | baseline p50 / p99 ms |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    for (const row of rows) console.log(row);
+  } finally {
+    service.kill('SIGTERM');
+    baseline.kill('SIGTERM');
+  }
+  console.log('');
+  measureStages();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
