@@ -124,7 +124,10 @@ const handlers: Record<string, Handler> = {
 
 /** Request URL → handler, for exactly the nine benchmark URLs. */
 const routes = new Map<string, Handler>(
-  Object.entries(benchQueries).map(([id, requestUrl]): [string, Handler] => [requestUrl, handlers[id] as Handler]),
+  Object.entries(benchQueries).map(([id, requestUrl]): [string, Handler] => [
+    requestUrl,
+    handlers[id] as Handler,
+  ]),
 );
 
 createServer((request, response) => {

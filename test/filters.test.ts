@@ -111,13 +111,21 @@ const dateCases: Case[] = [
   ['filter[birthday][lte]=1995-07-04', (u) => birthday(u) !== null && (u.birthday as string) <= '1995-07-04'],
   [
     'filter[birthday][between]=1985-12-31,1990-05-14',
-    (u) => birthday(u) !== null && (u.birthday as string) >= '1985-12-31' && (u.birthday as string) <= '1990-05-14',
+    (u) =>
+      birthday(u) !== null &&
+      (u.birthday as string) >= '1985-12-31' &&
+      (u.birthday as string) <= '1990-05-14',
   ],
   [
     'filter[birthday][not_between]=1986-01-01,1999-01-01',
-    (u) => birthday(u) !== null && ((u.birthday as string) < '1986-01-01' || (u.birthday as string) > '1999-01-01'),
+    (u) =>
+      birthday(u) !== null &&
+      ((u.birthday as string) < '1986-01-01' || (u.birthday as string) > '1999-01-01'),
   ],
-  ['filter[birthday][in]=2000-02-29,1995-07-04', (u) => ['2000-02-29', '1995-07-04'].includes(u.birthday ?? '')],
+  [
+    'filter[birthday][in]=2000-02-29,1995-07-04',
+    (u) => ['2000-02-29', '1995-07-04'].includes(u.birthday ?? ''),
+  ],
   [
     'filter[birthday][not_in]=2000-02-29,1995-07-04',
     (u) => birthday(u) !== null && !['2000-02-29', '1995-07-04'].includes(u.birthday as string),
@@ -125,7 +133,10 @@ const dateCases: Case[] = [
   ['filter[birthday][date_eq]=2000-02-29', (u) => u.birthday === '2000-02-29'],
   [
     'filter[birthday][date_between]=1990-01-01,1999-12-31',
-    (u) => birthday(u) !== null && (u.birthday as string) >= '1990-01-01' && (u.birthday as string) <= '1999-12-31',
+    (u) =>
+      birthday(u) !== null &&
+      (u.birthday as string) >= '1990-01-01' &&
+      (u.birthday as string) <= '1999-12-31',
   ],
   ['filter[birthday][year]=1985', (u) => (u.birthday ?? '').startsWith('1985-')],
   ['filter[birthday][year]=2000', (u) => (u.birthday ?? '').startsWith('2000-')],
@@ -237,7 +248,10 @@ const emptyCases: Case[] = [
 
 const andCases: Case[] = [
   ['filter[score][gte]=50&filter[score][lte]=90', (u) => u.score >= 50 && u.score <= 90],
-  ['filter[score][gt]=0&filter[score][neq]=85&filter[score][lt]=100', (u) => u.score > 0 && u.score !== 85 && u.score < 100],
+  [
+    'filter[score][gt]=0&filter[score][neq]=85&filter[score][lt]=100',
+    (u) => u.score > 0 && u.score !== 85 && u.score < 100,
+  ],
   ['filter[name][contains]=a&filter[name][not_contains]=ann', (u) => has(u.name, 'a') && !has(u.name, 'ann')],
   [
     'filter[created_at][gte]=2024-01-01&filter[created_at][lt]=2024-02-01',
@@ -297,8 +311,14 @@ const nullCases: Case[] = [
   ['filter[birthday][is_not_null]=false', (u) => u.birthday === null],
   ['filter[profile.website][is_empty]=1', (u) => profileOf(u)?.website === ''],
   ['filter[profile.website][is_empty]=true', (u) => profileOf(u)?.website === ''],
-  ['filter[profile.website][is_not_empty]=1', (u) => typeof profileOf(u)?.website === 'string' && profileOf(u)?.website !== ''],
-  ['filter[profile.website][is_empty]=0', (u) => typeof profileOf(u)?.website === 'string' && profileOf(u)?.website !== ''],
+  [
+    'filter[profile.website][is_not_empty]=1',
+    (u) => typeof profileOf(u)?.website === 'string' && profileOf(u)?.website !== '',
+  ],
+  [
+    'filter[profile.website][is_empty]=0',
+    (u) => typeof profileOf(u)?.website === 'string' && profileOf(u)?.website !== '',
+  ],
   ['filter[profile.website][is_null]=1', (u) => profileOf(u) !== undefined && profileOf(u)?.website === null],
   [
     'filter[profile.website][not_contains]=anna',
@@ -322,7 +342,11 @@ const nullCases: Case[] = [
   ],
 ];
 
-async function expectUsers(service: TestService, query: string, predicate: (user: UserRow) => boolean): Promise<void> {
+async function expectUsers(
+  service: TestService,
+  query: string,
+  predicate: (user: UserRow) => boolean,
+): Promise<void> {
   const res = await service.get(`/api/users?per_page=100&${query}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const expected = expectedUsers(predicate);
@@ -381,13 +405,17 @@ describe.each(dialects)('filters on %s', (dialect) => {
     });
 
     it('indexed items are read by index, not by position in the query string', async () => {
-      const res = await service.get('/api/users?per_page=100&filter[score][between][1]=90&filter[score][between][0]=40');
+      const res = await service.get(
+        '/api/users?per_page=100&filter[score][between][1]=90&filter[score][between][0]=40',
+      );
       expect(res.status).toBe(200);
       expect(ids(res)).toEqual(expectedUsers((u) => u.score >= 40 && u.score <= 90));
     });
 
     it('a bracket form keeps a comma inside a value', async () => {
-      const res = await service.get('/api/users?per_page=100&filter[name][in][]=Anna%20Smith&filter[name][in][]=a,b');
+      const res = await service.get(
+        '/api/users?per_page=100&filter[name][in][]=Anna%20Smith&filter[name][in][]=a,b',
+      );
       expect(res.status).toBe(200);
       expect(ids(res)).toEqual(expectedUsers((u) => u.name === 'Anna Smith' || u.name === 'a,b'));
     });
@@ -416,7 +444,9 @@ describe.each(dialects)('filters on %s', (dialect) => {
 
     it('differently cased values give the same rows', async () => {
       const variants = ['ann', 'ANN', 'aNn'];
-      const results = await Promise.all(variants.map((v) => service.get(`/api/users?filter[name][contains]=${v}`)));
+      const results = await Promise.all(
+        variants.map((v) => service.get(`/api/users?filter[name][contains]=${v}`)),
+      );
       const expected = expectedUsers((u) => has(u.name, 'ann'));
       expect(expected.length).toBeGreaterThan(1);
       for (const res of results) expect(ids(res)).toEqual(expected);

@@ -6,11 +6,15 @@ import { type TestService, useService } from './support/service.js';
 
 type Case = [query: string, predicate: (user: UserRow) => boolean];
 
-const roleNames = (u: UserRow) => roles.filter((r) => (userRoles[u.id] ?? []).includes(r.id)).map((r) => r.name);
+const roleNames = (u: UserRow) =>
+  roles.filter((r) => (userRoles[u.id] ?? []).includes(r.id)).map((r) => r.name);
 const departmentName = (u: UserRow) => departments.find((d) => d.id === u.department_id)?.name;
 
 const groupCases: Case[] = [
-  ['filter[or][0][status]=banned&filter[or][1][score][gte]=95', (u) => u.status === 'banned' || u.score >= 95],
+  [
+    'filter[or][0][status]=banned&filter[or][1][score][gte]=95',
+    (u) => u.status === 'banned' || u.score >= 95,
+  ],
   [
     'filter[or][0][score][gte]=1&filter[or][0][score][lte]=50&filter[or][1][status]=banned',
     (u) => (u.score >= 1 && u.score <= 50) || u.status === 'banned',
@@ -26,7 +30,9 @@ const groupCases: Case[] = [
   ['filter[and][0][score][gte]=50&filter[and][1][score][lte]=90', (u) => u.score >= 50 && u.score <= 90],
   [
     'filter[status]=active&filter[or][0][roles.name]=admin&filter[or][1][and][0][score][gte]=90&filter[or][1][and][1][department.name]=Sales',
-    (u) => u.status === 'active' && (roleNames(u).includes('admin') || (u.score >= 90 && departmentName(u) === 'Sales')),
+    (u) =>
+      u.status === 'active' &&
+      (roleNames(u).includes('admin') || (u.score >= 90 && departmentName(u) === 'Sales')),
   ],
   [
     'filter[or][0][and][0][status]=active&filter[or][0][and][1][is_admin]=true&filter[or][1][score][lt]=50',
@@ -41,7 +47,10 @@ const groupCases: Case[] = [
     (u) => ['inactive', 'banned'].includes(u.status) && (u.score < 50 || u.score > 90),
   ],
   // Indexes only order the members: gaps are fine.
-  ['filter[or][0][status]=banned&filter[or][5][score][gte]=95', (u) => u.status === 'banned' || u.score >= 95],
+  [
+    'filter[or][0][status]=banned&filter[or][5][score][gte]=95',
+    (u) => u.status === 'banned' || u.score >= 95,
+  ],
   // A member whose filters are all empty disappears; a group without members too.
   ['filter[or][0][status]=&filter[or][1][score][gte]=95', (u) => u.score >= 95],
   ['filter[or][0][status]=&filter[or][1][score][gte]=', () => true],
@@ -54,9 +63,14 @@ const groupCases: Case[] = [
     'filter[or][0][roles.name]=viewer&filter[or][1][posts.title][contains]=tips',
     (u) =>
       roleNames(u).includes('viewer') ||
-      posts.some((p) => p.user_id === u.id && p.deleted_at === null && p.title.toLowerCase().includes('tips')),
+      posts.some(
+        (p) => p.user_id === u.id && p.deleted_at === null && p.title.toLowerCase().includes('tips'),
+      ),
   ],
-  ['filter[or][0][email_domain]=example.org&filter[or][1][active]=true', (u) => u.email.endsWith('@example.org') || u.status === 'active'],
+  [
+    'filter[or][0][email_domain]=example.org&filter[or][1][active]=true',
+    (u) => u.email.endsWith('@example.org') || u.status === 'active',
+  ],
   [
     'filter[score][gte]=50&filter[or][0][status]=active&filter[or][1][status]=banned',
     (u) => u.score >= 50 && (u.status === 'active' || u.status === 'banned'),
@@ -101,7 +115,11 @@ describe.each(dialects)('groups, whitelist and default filters on %s', (dialect)
 
     it('nests to the depth limit (4 levels)', async () => {
       const query = 'filter[or][0][and][0][or][0][and][0][status]=banned&filter[or][1][score]=100';
-      await expectIds(service, `/api/users?${query}`, expectedUsers((u) => u.status === 'banned' || u.score === 100));
+      await expectIds(
+        service,
+        `/api/users?${query}`,
+        expectedUsers((u) => u.status === 'banned' || u.score === 100),
+      );
     });
 
     it('refuses a group that is not a list of members', async () => {
@@ -117,8 +135,14 @@ describe.each(dialects)('groups, whitelist and default filters on %s', (dialect)
       ['/api/users?filter[or][0][and][0][secret]=1', 'filter.secret'],
       ['/api/users?filter[or][0][and][0][or][0][password_hash]=hash-1', 'filter.password_hash'],
       ['/api/users?filter[and][0][roles.label]=Editor', 'filter.roles.label'],
-      ['/api/users-roles-wild?filter[or][0][status]=active&filter[or][1][and][0][score][gte]=1', 'filter.score'],
-      ['/api/users-roles-wild?filter[or][0][roles.permissions.name]=posts.create', 'filter.roles.permissions.name'],
+      [
+        '/api/users-roles-wild?filter[or][0][status]=active&filter[or][1][and][0][score][gte]=1',
+        'filter.score',
+      ],
+      [
+        '/api/users-roles-wild?filter[or][0][roles.permissions.name]=posts.create',
+        'filter.roles.permissions.name',
+      ],
       ['/api/users-star?filter[or][0][status]=active&filter[or][1][roles.name]=admin', 'filter.roles.name'],
       ['/api/users-default-status?filter[or][0][name]=x', 'filter.name'],
     ])('%s → 422 %s', (url, key) => expect422(service, url, key));
@@ -132,7 +156,11 @@ describe.each(dialects)('groups, whitelist and default filters on %s', (dialect)
 
   describe('wildcards', () => {
     it('* authorizes the direct columns', async () => {
-      await expectIds(service, '/api/users-star?per_page=100&filter[score][gte]=90', expectedUsers((u) => u.score >= 90));
+      await expectIds(
+        service,
+        '/api/users-star?per_page=100&filter[score][gte]=90',
+        expectedUsers((u) => u.score >= 90),
+      );
       await expectIds(
         service,
         '/api/users-star?per_page=100&filter[birthday][is_null]=1&filter[status]=banned',
@@ -154,10 +182,26 @@ describe.each(dialects)('groups, whitelist and default filters on %s', (dialect)
     it("roles.* authorizes the roles' own columns", async () => {
       const withRole = (pred: (role: (typeof roles)[number]) => boolean) =>
         expectedUsers((u) => roles.some((r) => (userRoles[u.id] ?? []).includes(r.id) && pred(r)));
-      await expectIds(service, '/api/users-roles-wild?per_page=100&filter[roles.label]=Editor', withRole((r) => r.label === 'Editor'));
-      await expectIds(service, '/api/users-roles-wild?per_page=100&filter[roles.name]=viewer', withRole((r) => r.name === 'viewer'));
-      await expectIds(service, '/api/users-roles-wild?per_page=100&filter[roles.id][in]=1,3', withRole((r) => [1, 3].includes(r.id)));
-      await expectIds(service, '/api/users-roles-wild?per_page=100&filter[status]=active', expectedUsers((u) => u.status === 'active'));
+      await expectIds(
+        service,
+        '/api/users-roles-wild?per_page=100&filter[roles.label]=Editor',
+        withRole((r) => r.label === 'Editor'),
+      );
+      await expectIds(
+        service,
+        '/api/users-roles-wild?per_page=100&filter[roles.name]=viewer',
+        withRole((r) => r.name === 'viewer'),
+      );
+      await expectIds(
+        service,
+        '/api/users-roles-wild?per_page=100&filter[roles.id][in]=1,3',
+        withRole((r) => [1, 3].includes(r.id)),
+      );
+      await expectIds(
+        service,
+        '/api/users-roles-wild?per_page=100&filter[status]=active',
+        expectedUsers((u) => u.status === 'active'),
+      );
     });
 
     it.each([
@@ -166,23 +210,34 @@ describe.each(dialects)('groups, whitelist and default filters on %s', (dialect)
       ['filter[name]=x', 'filter.name'],
       ['filter[roles]=x', 'filter.roles'],
       ['filter[department.name]=Sales', 'filter.department.name'],
-    ])('roles.* does not authorize %s', (query, key) => expect422(service, `/api/users-roles-wild?${query}`, key));
+    ])('roles.* does not authorize %s', (query, key) =>
+      expect422(service, `/api/users-roles-wild?${query}`, key),
+    );
   });
 
   describe('the hidden column', () => {
-    it.each(['/api/users', '/api/users-star', '/api/users-roles-wild'])('%s never filters by password_hash', (path) =>
-      expect422(service, `${path}?filter[password_hash]=hash-1`, 'filter.password_hash'),
+    it.each(['/api/users', '/api/users-star', '/api/users-roles-wild'])(
+      '%s never filters by password_hash',
+      (path) => expect422(service, `${path}?filter[password_hash]=hash-1`, 'filter.password_hash'),
     );
 
     it('is refused with an operator, in relations and inside groups too', async () => {
       await expect422(service, '/api/users?filter[password_hash][starts_with]=hash', 'filter.password_hash');
-      await expect422(service, '/api/comments?filter[author.password_hash]=hash-1', 'filter.author.password_hash');
+      await expect422(
+        service,
+        '/api/comments?filter[author.password_hash]=hash-1',
+        'filter.author.password_hash',
+      );
       await expect422(service, '/api/users?filter[or][0][password_hash]=hash-1', 'filter.password_hash');
     });
 
     it('is never sorted by nor returned', async () => {
       await expect422(service, '/api/users?sort=password_hash', 'sort');
-      for (const path of ['/api/users?filter[trashed]=true', '/api/users-star', '/api/users-default-status']) {
+      for (const path of [
+        '/api/users?filter[trashed]=true',
+        '/api/users-star',
+        '/api/users-default-status',
+      ]) {
         const res = await service.get(`${path}${path.includes('?') ? '&' : '?'}per_page=100`);
         expect(res.status).toBe(200);
         expect(res.body.data.length).toBeGreaterThan(0);
@@ -203,20 +258,44 @@ describe.each(dialects)('groups, whitelist and default filters on %s', (dialect)
     const base = '/api/users-default-status?per_page=100';
 
     it('apply when the client does not mention the filter', async () => {
-      await expectIds(service, base, expectedUsers((u) => u.status === 'active'));
-      await expectIds(service, `${base}&filter[score][gte]=80`, expectedUsers((u) => u.status === 'active' && u.score >= 80));
-      await expectIds(service, '/api/posts?per_page=100', livePosts((p) => p.status === 'published'));
+      await expectIds(
+        service,
+        base,
+        expectedUsers((u) => u.status === 'active'),
+      );
+      await expectIds(
+        service,
+        `${base}&filter[score][gte]=80`,
+        expectedUsers((u) => u.status === 'active' && u.score >= 80),
+      );
+      await expectIds(
+        service,
+        '/api/posts?per_page=100',
+        livePosts((p) => p.status === 'published'),
+      );
     });
 
     it('a client value replaces the default', async () => {
-      await expectIds(service, `${base}&filter[status]=banned`, expectedUsers((u) => u.status === 'banned'));
-      await expectIds(service, `${base}&filter[status][neq]=active`, expectedUsers((u) => u.status !== 'active'));
+      await expectIds(
+        service,
+        `${base}&filter[status]=banned`,
+        expectedUsers((u) => u.status === 'banned'),
+      );
+      await expectIds(
+        service,
+        `${base}&filter[status][neq]=active`,
+        expectedUsers((u) => u.status !== 'active'),
+      );
       await expectIds(
         service,
         `${base}&filter[status][in]=inactive,banned`,
         expectedUsers((u) => ['inactive', 'banned'].includes(u.status)),
       );
-      await expectIds(service, '/api/posts?per_page=100&filter[status]=draft', livePosts((p) => p.status === 'draft'));
+      await expectIds(
+        service,
+        '/api/posts?per_page=100&filter[status]=draft',
+        livePosts((p) => p.status === 'draft'),
+      );
       await expectIds(
         service,
         '/api/posts?per_page=100&filter[status][in]=draft,archived',
@@ -225,10 +304,26 @@ describe.each(dialects)('groups, whitelist and default filters on %s', (dialect)
     });
 
     it('a client-sent empty value removes the default', async () => {
-      await expectIds(service, `${base}&filter[status]=`, expectedUsers(() => true));
-      await expectIds(service, `${base}&filter[status][eq]=`, expectedUsers(() => true));
-      await expectIds(service, `${base}&filter[status]=&filter[score][lt]=50`, expectedUsers((u) => u.score < 50));
-      await expectIds(service, '/api/posts?per_page=100&filter[status]=', livePosts(() => true));
+      await expectIds(
+        service,
+        `${base}&filter[status]=`,
+        expectedUsers(() => true),
+      );
+      await expectIds(
+        service,
+        `${base}&filter[status][eq]=`,
+        expectedUsers(() => true),
+      );
+      await expectIds(
+        service,
+        `${base}&filter[status]=&filter[score][lt]=50`,
+        expectedUsers((u) => u.score < 50),
+      );
+      await expectIds(
+        service,
+        '/api/posts?per_page=100&filter[status]=',
+        livePosts(() => true),
+      );
     });
 
     it('a mention inside a group replaces the default', async () => {
@@ -258,7 +353,11 @@ describe.each(dialects)('groups, whitelist and default filters on %s', (dialect)
     });
 
     it('defaults do not leak into other endpoints of the same resource', async () => {
-      await expectIds(service, '/api/users?per_page=100', expectedUsers(() => true));
+      await expectIds(
+        service,
+        '/api/users?per_page=100',
+        expectedUsers(() => true),
+      );
       expect(users.some((u) => u.deleted_at === null && u.status !== 'active')).toBe(true);
     });
   });

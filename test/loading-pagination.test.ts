@@ -41,7 +41,9 @@ for (const dialect of dialects) {
     const svc = useService(dialect, 'loading');
 
     it('loads nested, to-many and to-one relations in the documented shapes', async () => {
-      const res = await svc.get('/api/users-loaded?include=roles.permissions,posts,department,profile&per_page=100');
+      const res = await svc.get(
+        '/api/users-loaded?include=roles.permissions,posts,department,profile&per_page=100',
+      );
       expect(res.status).toBe(200);
       expect(res.body.data.map((r: Rec) => r.id)).toEqual(visibleUsers.sort(byIdDesc).map((u) => u.id));
       for (const record of res.body.data as Rec[]) {
@@ -61,9 +63,7 @@ for (const dialect of dialects) {
         );
         const user = users.find((u) => u.id === id);
         const department = departments.find((d) => d.id === user?.department_id);
-        expect(record.department).toEqual(
-          department ? { ...department } : null,
-        );
+        expect(record.department).toEqual(department ? { ...department } : null);
         const profile = profiles.find((p) => p.user_id === id);
         expect(record.profile === null ? null : (record.profile as Rec).id).toBe(profile?.id ?? null);
         expect(record).not.toHaveProperty('password_hash');
@@ -71,7 +71,9 @@ for (const dialect of dialects) {
     });
 
     it('adds integer counts without loading the related rows, combined with includes', async () => {
-      const res = await svc.get('/api/users-loaded?count=posts,roles,comments&include=department&per_page=100');
+      const res = await svc.get(
+        '/api/users-loaded?count=posts,roles,comments&include=department&per_page=100',
+      );
       expect(res.status).toBe(200);
       for (const record of res.body.data as Rec[]) {
         const id = record.id as number;
@@ -102,7 +104,9 @@ for (const dialect of dialects) {
           config: { resources, endpoints: testEndpoints },
           connection: { db: svc.conn.db.withPlugin(count.plugin), dialect: svc.conn.dialect },
         });
-        const res = await app.inject({ url: `/api/users-loaded?include=roles,roles.permissions,posts&per_page=${perPage}` });
+        const res = await app.inject({
+          url: `/api/users-loaded?include=roles,roles.permissions,posts&per_page=${perPage}`,
+        });
         expect(res.statusCode).toBe(200);
         expect(res.json().data).toHaveLength(perPage);
         measured.push(count.sql.length);
@@ -125,13 +129,30 @@ for (const dialect of dialects) {
       const first = (await app.inject({ url: '/api/users-loaded?pagination=simple&per_page=3' })).json();
       expect(count.sql).toHaveLength(1);
       expect(Object.keys(first).sort()).toEqual(
-        ['current_page', 'data', 'first_page_url', 'from', 'next_page_url', 'path', 'per_page', 'prev_page_url', 'to'].sort(),
+        [
+          'current_page',
+          'data',
+          'first_page_url',
+          'from',
+          'next_page_url',
+          'path',
+          'per_page',
+          'prev_page_url',
+          'to',
+        ].sort(),
       );
-      expect(first.data.map((r: Rec) => r.id)).toEqual(visibleUsers.sort(byIdDesc).slice(0, 3).map((u) => u.id));
+      expect(first.data.map((r: Rec) => r.id)).toEqual(
+        visibleUsers
+          .sort(byIdDesc)
+          .slice(0, 3)
+          .map((u) => u.id),
+      );
       expect(first.next_page_url).toContain('page=2');
       expect(first.prev_page_url).toBeNull();
       expect(first.data[0].label).toContain('<');
-      const last = (await app.inject({ url: '/api/users-loaded?pagination=simple&per_page=3&page=3' })).json();
+      const last = (
+        await app.inject({ url: '/api/users-loaded?pagination=simple&per_page=3&page=3' })
+      ).json();
       expect(last.data).toHaveLength(visibleUsers.length - 6);
       expect(last.next_page_url).toBeNull();
       expect(last.from).toBe(7);
@@ -146,7 +167,9 @@ for (const dialect of dialects) {
       const birthday = await svc.get('/api/users-loaded?sort=birthday&per_page=100');
       const key = (b: string | null) => b ?? '';
       expect(birthday.body.data.map((r: Rec) => r.id)).toEqual(
-        [...visibleUsers].sort((a, b) => key(a.birthday).localeCompare(key(b.birthday)) || b.id - a.id).map((u) => u.id),
+        [...visibleUsers]
+          .sort((a, b) => key(a.birthday).localeCompare(key(b.birthday)) || b.id - a.id)
+          .map((u) => u.id),
       );
       const bad = await svc.get('/api/users-loaded?sort=password_hash,-nope');
       expect(bad.status).toBe(422);
@@ -166,7 +189,10 @@ for (const dialect of dialects) {
       expect(res.body.data.map((r: Rec) => r.id)).toEqual(expected);
       const sales = await svc.get('/api/users-loaded?search=sales&per_page=100');
       expect(sales.body.data.map((r: Rec) => r.id)).toEqual(
-        visibleUsers.filter((u) => u.department_id === 2).sort(byIdDesc).map((u) => u.id),
+        visibleUsers
+          .filter((u) => u.department_id === 2)
+          .sort(byIdDesc)
+          .map((u) => u.id),
       );
       const percent = await svc.get('/api/users-loaded?search=100%25');
       expect(percent.body.data.map((r: Rec) => r.id)).toEqual([4]);
@@ -181,7 +207,8 @@ for (const dialect of dialects) {
       for (const sort of ['', 'name', '-created_at', 'birthday', '-balance', 'score,-birthday']) {
         const seen: number[] = [];
         const pages: number[][] = [];
-        let url: string | null = `/api/users-loaded?pagination=cursor&per_page=2${sort ? `&sort=${sort}` : ''}`;
+        let url: string | null =
+          `/api/users-loaded?pagination=cursor&per_page=2${sort ? `&sort=${sort}` : ''}`;
         let lastPage: Rec | undefined;
         while (url) {
           const res = await svc.get(url.replace(/^https?:\/\/[^/]+/, ''));
@@ -210,7 +237,9 @@ for (const dialect of dialects) {
       const first = await svc.get('/api/users-loaded?pagination=cursor&per_page=2&sort=name');
       const cursor = first.body.next_cursor as string;
       expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
-      const other = await svc.get(`/api/users-loaded?pagination=cursor&per_page=2&sort=-score&cursor=${cursor}`);
+      const other = await svc.get(
+        `/api/users-loaded?pagination=cursor&per_page=2&sort=-score&cursor=${cursor}`,
+      );
       expect(other.status).toBe(422);
       expect(other.body.errors.cursor[0]).toContain('another sort');
       for (const bad of ['not-a-cursor', '%25%25', Buffer.from('{"s":1}').toString('base64url')]) {
@@ -235,13 +264,20 @@ for (const dialect of dialects) {
       expect(active.status).toBe(200);
       expect(Array.isArray(active.body)).toBe(true);
       expect(active.body.map((r: Rec) => r.id)).toEqual(
-        visibleUsers.filter((u) => u.status === 'active').sort(byIdDesc).map((u) => u.id),
+        visibleUsers
+          .filter((u) => u.status === 'active')
+          .sort(byIdDesc)
+          .map((u) => u.id),
       );
       expect(active.body[0].label).toContain('<');
       expect(active.body[0]).toHaveProperty('department');
       const off = await svc.get('/api/users-loaded?all=false&per_page=2');
       expect(off.body.total).toBe(visibleUsers.length);
-      for (const url of ['/api/users?all=true', '/api/users-loaded?all=yes', '/api/users-loaded?all=true&page=2']) {
+      for (const url of [
+        '/api/users?all=true',
+        '/api/users-loaded?all=yes',
+        '/api/users-loaded?all=true&page=2',
+      ]) {
         const res = await svc.get(url);
         expect(res.status).toBe(422);
       }
@@ -254,7 +290,9 @@ for (const dialect of dialects) {
       for (const record of res.body as Rec[]) {
         const id = record.id as number;
         expect(record.upper).toBe(users.find((u) => u.id === id)?.name.toUpperCase());
-        expect((record.roles as Rec[]).map((r) => r.id)).toEqual([...(userRoles[id] ?? [])].sort((a, b) => a - b));
+        expect((record.roles as Rec[]).map((r) => r.id)).toEqual(
+          [...(userRoles[id] ?? [])].sort((a, b) => a - b),
+        );
         expect(record.posts_count).toBe(liveposts.filter((p) => p.user_id === id).length);
       }
     });
@@ -262,7 +300,12 @@ for (const dialect of dialects) {
 }
 
 /** Inserts users shaped like the fixture's, with ids from `firstId`. */
-async function insertUsers(svc: ReturnType<typeof useService>, firstId: number, count: number, createdAt: (i: number) => string) {
+async function insertUsers(
+  svc: ReturnType<typeof useService>,
+  firstId: number,
+  count: number,
+  createdAt: (i: number) => string,
+) {
   const { db, dialect } = svc.conn;
   for (let start = 0; start < count; start += 500) {
     const rows = Array.from({ length: Math.min(500, count - start) }, (_, k) => {
@@ -296,7 +339,8 @@ for (const dialect of dialects) {
     it('returns every record that existed at the start exactly once when rows are inserted mid-walk', async () => {
       for (const sort of ['', 'created_at']) {
         const seen: number[] = [];
-        let url: string | null = `/api/users-loaded?pagination=cursor&per_page=2${sort ? `&sort=${sort}` : ''}`;
+        let url: string | null =
+          `/api/users-loaded?pagination=cursor&per_page=2${sort ? `&sort=${sort}` : ''}`;
         let page = 0;
         while (url) {
           const res = await svc.get(url.replace(/^https?:\/\/[^/]+/, ''));
@@ -306,7 +350,9 @@ for (const dialect of dialects) {
           if (page === 1) {
             // Before and after the cursor in both orders: the newest and the oldest records.
             const base = sort ? 200 : 100;
-            await insertUsers(svc, base, 2, (i) => (i === 0 ? '2030-01-01T00:00:00.000Z' : '2001-01-01T00:00:00.000Z'));
+            await insertUsers(svc, base, 2, (i) =>
+              i === 0 ? '2030-01-01T00:00:00.000Z' : '2001-01-01T00:00:00.000Z',
+            );
           }
         }
         const original = visibleUsers.map((u) => u.id);

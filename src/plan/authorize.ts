@@ -2,7 +2,7 @@ import type { ClauseInput, FieldInput, ListRequest } from '../request/list-reque
 import type { ResolvedRelation } from '../resource/registry.js';
 import { ConfigurationError } from '../resource/registry.js';
 import { ErrorBag } from '../respond/error-bag.js';
-import { decodeCursor } from './cursor.js';
+import { checkCursorValues, decodeCursor } from './cursor.js';
 import { type CompiledEndpoint, parseSort, relationPath } from './endpoint.js';
 import { buildConditions, notAllowedMessage, resolveFilter } from './filters.js';
 import type { FilterNode, IncludeNode, ListPlan, PageMode, SortTerm } from './list-plan.js';
@@ -66,7 +66,8 @@ function pageMode(
       errors.add('page', 'The page parameter is not used with pagination=cursor: follow next_cursor.');
     if (!params.cursor) return { kind: 'cursor', perPage, cursor: undefined };
     const cursor = decodeCursor(params.cursor, sort);
-    if (typeof cursor === 'string') return void errors.add('cursor', cursor);
+    const problem = typeof cursor === 'string' ? cursor : checkCursorValues(cursor, sort, endpoint.resource);
+    if (problem !== undefined || typeof cursor === 'string') return void errors.add('cursor', problem ?? '');
     return { kind: 'cursor', perPage, cursor };
   }
   if (params.cursor) errors.add('cursor', 'The cursor parameter is only used with pagination=cursor.');

@@ -1,4 +1,6 @@
+import type { ResolvedResource } from '../resource/registry.js';
 import type { Cursor, CursorValue, SortTerm } from './list-plan.js';
+import { coerceForColumn } from './values.js';
 
 /** The sort a cursor was made for, as `sort` syntax: a cursor is valid only for the same order. */
 export function sortSignature(sort: readonly SortTerm[]): string {
@@ -35,4 +37,37 @@ export function decodeCursor(text: string, sort: readonly SortTerm[]): Cursor | 
   if (s !== sortSignature(sort) || v.length !== sort.length)
     return `The cursor was made for another sort ("${s}"); this request sorts by "${sortSignature(sort)}".`;
   return { direction: d, values: v };
+}
+
+const MAX_CURSOR_TEXT = 1000;
+
+/**
+ * A cursor is client input like any other: each value must be what its sort column holds, or the
+ * database would be asked to compare a date with "x" (an error on PostgreSQL, silent nonsense elsewhere).
+ */
+export function checkCursorValues(
+  cursor: Cursor,
+  sort: readonly SortTerm[],
+  resource: ResolvedResource,
+): string | undefined {
+  const invalid = 'The cursor is malformed: use the next_cursor or prev_cursor of a previous response.';
+  for (const [i, term] of sort.entries()) {
+    const value = cursor.values[i];
+    const column = resource.columns.get(term.column);
+    if (!column) return invalid;
+    if (value === null || value === undefined) {
+      if (term.column === resource.primaryKey) return invalid;
+      continue;
+    }
+    if (column.type === 'boolean') {
+      if (typeof value !== 'boolean' && value !== 0 && value !== 1) return invalid;
+      continue;
+    }
+    if (typeof value === 'boolean') return invalid;
+    const text = String(value);
+    if (text.length > MAX_CURSOR_TEXT || text.includes('\u0000')) return invalid;
+    if (column.type === 'string' ? typeof value !== 'string' : !coerceForColumn(column, text).ok)
+      return invalid;
+  }
+  return undefined;
 }

@@ -172,10 +172,6 @@ export function buildConditions(
       );
       continue;
     }
-    if (values.some((text) => text.includes('\u0000'))) {
-      report(`A value of filter "${name}" contains a NUL character.`);
-      continue;
-    }
     const condition = buildCondition(op, values, resolution, kind, (expected) =>
       report(`The operator "${op}" of filter "${name}" needs ${expected}.`),
     );

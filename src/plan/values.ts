@@ -12,7 +12,7 @@ const integerPattern = /^[+-]?\d+$/;
 const decimalPattern = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
 const datetimePattern =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 export function coerceBoolean(text: string): Coerced<boolean> {
   if (text === 'true' || text === '1') return ok(true);
@@ -54,7 +54,7 @@ export function coerceDatetime(text: string): Coerced<string> {
   )
     return fail(expected);
   const ms = fraction.padEnd(3, '0').slice(0, 3);
-  const zone = offset === 'Z' ? 'Z' : `${offset.slice(0, 3)}:${offset.slice(-2)}`;
+  const zone = offset === 'Z' ? 'Z' : `${offset.slice(0, 3)}:${offset.length > 3 ? offset.slice(-2) : '00'}`;
   const instant = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}${zone}`);
   if (
     Number.isNaN(instant.getTime()) ||

@@ -121,6 +121,11 @@ class FilterWalker {
       this.mentioned.add(name);
       const pruned = prune(value);
       if (pruned === undefined) continue; // rule 4.2.5: an empty value is no filter at all
+      if (hasNul(pruned)) {
+        // No engine stores it in text, and PostgreSQL rejects it outright: refuse it for every filter kind.
+        this.errors.add(`filter.${name}`, `A value of filter "${name}" contains a NUL character.`);
+        continue;
+      }
       this.conditions += isObject(pruned) ? Object.keys(pruned).length : 1;
       fields.push({ name, raw: pruned });
     }
@@ -165,6 +170,11 @@ class FilterWalker {
 
 export function isObject(value: RawValue | undefined): value is { [key: string]: RawValue } {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function hasNul(value: RawValue): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  return (Array.isArray(value) ? value : Object.values(value)).some(hasNul);
 }
 
 /** Drops empty strings, empty lists and empty objects, recursively (rule 4.2.5). */

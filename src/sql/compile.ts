@@ -22,6 +22,12 @@ type Bool = Expression<SqlBool>;
 
 const BASE = 't0';
 
+/**
+ * A string value reaching here is neither numeric nor true/false (those compare as numbers and
+ * booleans), so it can only equal a JSON string's text: equality skips the type test.
+ */
+const equality = new Set<Condition['op']>(['eq', 'in']);
+
 const flip = (term: SortTerm): SortTerm => ({
   ...term,
   direction: term.direction === 'asc' ? 'desc' : 'asc',
@@ -106,21 +112,28 @@ export class ListCompiler {
   /**
    * Rows strictly after `values` in `sort` order, NULL being the smallest value:
    * after(i) = strictlyAfter(i) OR (equal(i) AND after(i + 1)); the primary key ends the order.
+   * The primary key is never NULL, so its term is a plain range an index serves (`id < :id`); an
+   * ascending term also gets the redundant bound `c >= :c` for the same reason.
    */
   private keyset(eb: Eb, sort: readonly SortTerm[], values: readonly CursorValue[]): Bool {
+    const { primaryKey } = this.plan.resource;
     let condition: Bool | undefined;
     for (let i = sort.length - 1; i >= 0; i--) {
       const term = sort[i] as SortTerm;
-      const value = values[i] ?? null;
+      const stored = values[i] ?? null;
+      const value = typeof stored === 'boolean' ? this.dialect.bindBoolean(stored) : stored;
       const column = eb.ref(`${BASE}.${term.column}`);
       let strictlyAfter: Bool;
       if (value === null)
         strictlyAfter = term.direction === 'asc' ? eb(column, 'is not', null) : sql<SqlBool>`1 = 0`;
       else if (term.direction === 'asc') strictlyAfter = eb(column, '>', value);
+      else if (term.column === primaryKey) strictlyAfter = eb(column, '<', value);
       else strictlyAfter = eb.or([eb(column, '<', value), eb(column, 'is', null)]);
       const equal = value === null ? eb(column, 'is', null) : eb(column, '=', value);
       condition =
         condition === undefined ? strictlyAfter : eb.or([strictlyAfter, eb.and([equal, condition])]);
+      if (value !== null && term.direction === 'asc' && i < sort.length - 1)
+        condition = eb.and([eb(column, '>=', value), condition]);
     }
     return condition ?? sql<SqlBool>`1 = 1`;
   }
@@ -221,7 +234,9 @@ export class ListCompiler {
         ? dialect.jsonNumber(column, path)
         : condition.jsonType === 'boolean'
           ? dialect.jsonBoolean(column, path)
-          : dialect.jsonString(column, path);
+          : equality.has(condition.op)
+            ? dialect.jsonText(column, path)
+            : dialect.jsonString(column, path);
     const v = (value: Scalar) => this.bind(target, value);
     switch (condition.op) {
       case 'eq':

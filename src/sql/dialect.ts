@@ -28,6 +28,11 @@ export interface SqlDialect {
   /** The textual operators on text extracted from JSON (MariaDB compares those case-sensitively). */
   jsonLike(target: Expression<unknown>, pattern: string): RawBuilder<SqlBool>;
 
+  /**
+   * The value at `path` as text, whatever its JSON type: cheaper than `jsonString` (one path lookup, no
+   * type test), and equivalent for equality with a value that is neither numeric nor true/false.
+   */
+  jsonText(column: Expression<unknown>, path: readonly string[]): RawBuilder<unknown>;
   /** The value at `path` when it is a JSON string, else NULL. */
   jsonString(column: Expression<unknown>, path: readonly string[]): RawBuilder<unknown>;
   /** The value at `path` as a SQL number when it is a JSON number, else NULL. */

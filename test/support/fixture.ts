@@ -44,14 +44,111 @@ export const permissions = [
 export const rolePermissions: Record<number, number[]> = { 1: [1, 2, 3, 4], 2: [1, 2], 3: [1], 4: [] };
 
 export const users: UserRow[] = [
-  u(1, 'Anna Smith', 'anna@example.com', 'active', 85, 100.5, true, '1990-05-14', { theme: 'dark', language: 'en', level: 3, notifications: { email: true, sms: false } }, 1, '2024-01-15T10:00:00.000Z'),
-  u(2, 'ANNABEL Jones', 'annabel@example.org', 'inactive', 42, 0, false, null, { theme: 'light', language: 'fr', level: 'high', notifications: { email: false } }, 2, '2024-01-15T23:30:00.000Z'),
-  u(3, 'joanne Brown', 'joanne@example.com', 'banned', 97, 250, false, '1985-12-31', { theme: 'Dark', level: 10 }, 1, '2024-02-01T00:00:00.000Z'),
-  u(4, 'Bob 100% Real', 'bob@test.io', 'active', 100, 5.25, false, '2000-02-29', null, null, '2023-12-31T23:59:59.999Z'),
-  u(5, 'Carl_Underscore', 'carl@example.com', 'active', 0, -20, true, null, { theme: 'light', level: 1.5, tags: ['x'] }, 3, '2024-03-10T12:00:00.000Z'),
-  u(6, 'Dana!Bang', 'dana@example.org', 'inactive', 80, 80, false, '1995-07-04', { theme: 'dark', level: 7 }, 2, '2025-06-01T08:15:00.000Z'),
-  u(7, 'Eve Deleted', 'eve@example.com', 'active', 90, 10, false, '1992-01-01', { theme: 'dark' }, 1, '2024-04-01T00:00:00.000Z', '2024-05-01T00:00:00.000Z'),
-  u(8, 'Frank Miller', 'frank@example.com', 'banned', 55, 1000, false, null, { theme: 'system', language: 'de', level: 5 }, null, '2024-01-16T00:00:00.000Z'),
+  u(
+    1,
+    'Anna Smith',
+    'anna@example.com',
+    'active',
+    85,
+    100.5,
+    true,
+    '1990-05-14',
+    { theme: 'dark', language: 'en', level: 3, notifications: { email: true, sms: false } },
+    1,
+    '2024-01-15T10:00:00.000Z',
+  ),
+  u(
+    2,
+    'ANNABEL Jones',
+    'annabel@example.org',
+    'inactive',
+    42,
+    0,
+    false,
+    null,
+    { theme: 'light', language: 'fr', level: 'high', notifications: { email: false } },
+    2,
+    '2024-01-15T23:30:00.000Z',
+  ),
+  u(
+    3,
+    'joanne Brown',
+    'joanne@example.com',
+    'banned',
+    97,
+    250,
+    false,
+    '1985-12-31',
+    { theme: 'Dark', level: 10 },
+    1,
+    '2024-02-01T00:00:00.000Z',
+  ),
+  u(
+    4,
+    'Bob 100% Real',
+    'bob@test.io',
+    'active',
+    100,
+    5.25,
+    false,
+    '2000-02-29',
+    null,
+    null,
+    '2023-12-31T23:59:59.999Z',
+  ),
+  u(
+    5,
+    'Carl_Underscore',
+    'carl@example.com',
+    'active',
+    0,
+    -20,
+    true,
+    null,
+    { theme: 'light', level: 1.5, tags: ['x'] },
+    3,
+    '2024-03-10T12:00:00.000Z',
+  ),
+  u(
+    6,
+    'Dana!Bang',
+    'dana@example.org',
+    'inactive',
+    80,
+    80,
+    false,
+    '1995-07-04',
+    { theme: 'dark', level: 7 },
+    2,
+    '2025-06-01T08:15:00.000Z',
+  ),
+  u(
+    7,
+    'Eve Deleted',
+    'eve@example.com',
+    'active',
+    90,
+    10,
+    false,
+    '1992-01-01',
+    { theme: 'dark' },
+    1,
+    '2024-04-01T00:00:00.000Z',
+    '2024-05-01T00:00:00.000Z',
+  ),
+  u(
+    8,
+    'Frank Miller',
+    'frank@example.com',
+    'banned',
+    55,
+    1000,
+    false,
+    null,
+    { theme: 'system', language: 'de', level: 5 },
+    null,
+    '2024-01-16T00:00:00.000Z',
+  ),
 ];
 
 function u(
@@ -68,7 +165,20 @@ function u(
   created_at: string,
   deleted_at: string | null = null,
 ): UserRow {
-  return { id, name, email, status, score, balance, is_admin, birthday, settings, department_id, created_at, deleted_at };
+  return {
+    id,
+    name,
+    email,
+    status,
+    score,
+    balance,
+    is_admin,
+    birthday,
+    settings,
+    department_id,
+    created_at,
+    deleted_at,
+  };
 }
 
 export const profiles = [
@@ -79,22 +189,112 @@ export const profiles = [
 ];
 
 /** user id → role ids */
-export const userRoles: Record<number, number[]> = { 1: [1, 2], 2: [4], 3: [3, 2], 4: [4], 5: [1], 6: [], 7: [2], 8: [3] };
+export const userRoles: Record<number, number[]> = {
+  1: [1, 2],
+  2: [4],
+  3: [3, 2],
+  4: [4],
+  5: [1],
+  6: [],
+  7: [2],
+  8: [3],
+};
 
 export const posts = [
-  { id: 1, user_id: 1, title: 'Hello World', status: 'published', score: 10, meta: { tags: ['intro'], reading_minutes: 5, featured: true }, published_at: '2024-02-01T09:00:00.000Z', created_at: '2024-02-01T08:00:00.000Z', deleted_at: null },
-  { id: 2, user_id: 1, title: 'Second post', status: 'draft', score: 3, meta: null, published_at: null, created_at: '2024-02-02T08:00:00.000Z', deleted_at: null },
-  { id: 3, user_id: 3, title: 'Postgres tips', status: 'published', score: 50, meta: { reading_minutes: 12, featured: false }, published_at: '2024-03-01T09:00:00.000Z', created_at: '2024-03-01T08:00:00.000Z', deleted_at: null },
-  { id: 4, user_id: 3, title: 'Deleted post', status: 'published', score: 99, meta: null, published_at: '2024-03-02T09:00:00.000Z', created_at: '2024-03-02T08:00:00.000Z', deleted_at: '2024-04-01T00:00:00.000Z' },
-  { id: 5, user_id: 5, title: 'Hello again', status: 'archived', score: 7, meta: { featured: true }, published_at: '2024-04-01T09:00:00.000Z', created_at: '2024-04-01T08:00:00.000Z', deleted_at: null },
-  { id: 6, user_id: 8, title: 'Only draft', status: 'draft', score: 1, meta: null, published_at: null, created_at: '2024-05-01T08:00:00.000Z', deleted_at: null },
+  {
+    id: 1,
+    user_id: 1,
+    title: 'Hello World',
+    status: 'published',
+    score: 10,
+    meta: { tags: ['intro'], reading_minutes: 5, featured: true },
+    published_at: '2024-02-01T09:00:00.000Z',
+    created_at: '2024-02-01T08:00:00.000Z',
+    deleted_at: null,
+  },
+  {
+    id: 2,
+    user_id: 1,
+    title: 'Second post',
+    status: 'draft',
+    score: 3,
+    meta: null,
+    published_at: null,
+    created_at: '2024-02-02T08:00:00.000Z',
+    deleted_at: null,
+  },
+  {
+    id: 3,
+    user_id: 3,
+    title: 'Postgres tips',
+    status: 'published',
+    score: 50,
+    meta: { reading_minutes: 12, featured: false },
+    published_at: '2024-03-01T09:00:00.000Z',
+    created_at: '2024-03-01T08:00:00.000Z',
+    deleted_at: null,
+  },
+  {
+    id: 4,
+    user_id: 3,
+    title: 'Deleted post',
+    status: 'published',
+    score: 99,
+    meta: null,
+    published_at: '2024-03-02T09:00:00.000Z',
+    created_at: '2024-03-02T08:00:00.000Z',
+    deleted_at: '2024-04-01T00:00:00.000Z',
+  },
+  {
+    id: 5,
+    user_id: 5,
+    title: 'Hello again',
+    status: 'archived',
+    score: 7,
+    meta: { featured: true },
+    published_at: '2024-04-01T09:00:00.000Z',
+    created_at: '2024-04-01T08:00:00.000Z',
+    deleted_at: null,
+  },
+  {
+    id: 6,
+    user_id: 8,
+    title: 'Only draft',
+    status: 'draft',
+    score: 1,
+    meta: null,
+    published_at: null,
+    created_at: '2024-05-01T08:00:00.000Z',
+    deleted_at: null,
+  },
 ];
 
 export const comments = [
-  { id: 1, post_id: 1, user_id: 2, body: 'Great intro', approved: true, created_at: '2024-02-03T00:00:00.000Z' },
+  {
+    id: 1,
+    post_id: 1,
+    user_id: 2,
+    body: 'Great intro',
+    approved: true,
+    created_at: '2024-02-03T00:00:00.000Z',
+  },
   { id: 2, post_id: 1, user_id: 3, body: 'Thanks', approved: false, created_at: '2024-02-04T00:00:00.000Z' },
-  { id: 3, post_id: 3, user_id: 1, body: 'Useful tips', approved: true, created_at: '2024-03-05T00:00:00.000Z' },
-  { id: 4, post_id: 4, user_id: 2, body: 'On a deleted post', approved: true, created_at: '2024-03-06T00:00:00.000Z' },
+  {
+    id: 3,
+    post_id: 3,
+    user_id: 1,
+    body: 'Useful tips',
+    approved: true,
+    created_at: '2024-03-05T00:00:00.000Z',
+  },
+  {
+    id: 4,
+    post_id: 4,
+    user_id: 2,
+    body: 'On a deleted post',
+    approved: true,
+    created_at: '2024-03-06T00:00:00.000Z',
+  },
   { id: 5, post_id: 5, user_id: 6, body: 'Nice', approved: false, created_at: '2024-04-02T00:00:00.000Z' },
 ];
 
@@ -103,12 +303,19 @@ export async function insertFixture(conn: Connection): Promise<void> {
   const { db, dialect } = conn;
   const dt = (iso: string | null) => (iso === null ? null : dialect.bindDatetime(iso));
   const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
-  await db.insertInto('departments').values(departments.map((d) => ({ ...d, created_at: dt(d.created_at) }))).execute();
+  await db
+    .insertInto('departments')
+    .values(departments.map((d) => ({ ...d, created_at: dt(d.created_at) })))
+    .execute();
   await db.insertInto('roles').values(roles).execute();
   await db.insertInto('permissions').values(permissions).execute();
   await db
     .insertInto('permission_role')
-    .values(Object.entries(rolePermissions).flatMap(([role, ids]) => ids.map((id) => ({ role_id: Number(role), permission_id: id }))))
+    .values(
+      Object.entries(rolePermissions).flatMap(([role, ids]) =>
+        ids.map((id) => ({ role_id: Number(role), permission_id: id })),
+      ),
+    )
     .execute();
   await db
     .insertInto('users')
@@ -127,7 +334,11 @@ export async function insertFixture(conn: Connection): Promise<void> {
   await db.insertInto('profiles').values(profiles).execute();
   await db
     .insertInto('role_user')
-    .values(Object.entries(userRoles).flatMap(([user, ids]) => ids.map((id) => ({ user_id: Number(user), role_id: id }))))
+    .values(
+      Object.entries(userRoles).flatMap(([user, ids]) =>
+        ids.map((id) => ({ user_id: Number(user), role_id: id })),
+      ),
+    )
     .execute();
   await db
     .insertInto('posts')
@@ -144,6 +355,12 @@ export async function insertFixture(conn: Connection): Promise<void> {
     .execute();
   await db
     .insertInto('comments')
-    .values(comments.map((c) => ({ ...c, approved: dialect.bindBoolean(c.approved), created_at: dt(c.created_at) })))
+    .values(
+      comments.map((c) => ({
+        ...c,
+        approved: dialect.bindBoolean(c.approved),
+        created_at: dt(c.created_at),
+      })),
+    )
     .execute();
 }

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
-import { createSchema, dropSchema } from '../../examples/demo/schema.js';
 import { resources } from '../../examples/demo/resources.js';
+import { createSchema, dropSchema } from '../../examples/demo/schema.js';
 import { buildService } from '../../src/http/server.js';
 import { FilterValueError } from '../../src/resource/filter-value-error.js';
 import { defineEndpoint, Filter, type ServiceConfig } from '../../src/resource/policy.js';
@@ -26,7 +26,8 @@ export const testEndpoints = [
       'active',
       'trashed',
       Filter.custom('email_domain', ({ eb, column, value }) => {
-        if (typeof value !== 'string') throw new FilterValueError('The email_domain filter takes one domain.');
+        if (typeof value !== 'string')
+          throw new FilterValueError('The email_domain filter takes one domain.');
         return eb(column('email'), 'like', `%@${value}`);
       }),
     ],
@@ -42,7 +43,17 @@ export const testEndpoints = [
   }),
   defineEndpoint({
     resource: 'posts',
-    allowedFilters: ['title', 'status', 'score', 'published_at', 'created_at', 'meta.*', 'author.name', 'comments.body', 'trashed'],
+    allowedFilters: [
+      'title',
+      'status',
+      'score',
+      'published_at',
+      'created_at',
+      'meta.*',
+      'author.name',
+      'comments.body',
+      'trashed',
+    ],
     defaultFilters: { status: 'published' },
   }),
   defineEndpoint({ resource: 'comments', allowedFilters: ['*', 'post.title', 'author.name'] }),
@@ -65,7 +76,12 @@ export const testEndpoints = [
     allowedCounts: ['posts'],
     allowedSorts: ['name', 'created_at'],
     allowAll: 'unlimited',
-    response: (user) => ({ id: user.id, upper: String(user.name).toUpperCase(), roles: user.roles, posts_count: user.posts_count }),
+    response: (user) => ({
+      id: user.id,
+      upper: String(user.name).toUpperCase(),
+      roles: user.roles,
+      posts_count: user.posts_count,
+    }),
   }),
 ];
 
@@ -74,6 +90,7 @@ export interface TestService {
   conn: Connection;
   dialect: DialectName;
   /** GET and parse JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the service answered and assert on it.
   get(url: string): Promise<{ status: number; body: any }>;
 }
 
@@ -81,7 +98,11 @@ export interface TestService {
  * For a `describe` block: a fresh database of `dialect` with the demo schema and the fixture, and the
  * service over it. `overrides` changes the service configuration (limits, endpoints).
  */
-export function useService(dialect: DialectName, name: string, overrides: Partial<ServiceConfig> = {}): TestService {
+export function useService(
+  dialect: DialectName,
+  name: string,
+  overrides: Partial<ServiceConfig> = {},
+): TestService {
   const context = { dialect } as TestService;
   beforeAll(async () => {
     const conn = await freshDatabase(dialect, `${name}_${dialect}`);
@@ -105,7 +126,17 @@ export function useService(dialect: DialectName, name: string, overrides: Partia
 
 /** Every row of every table, to prove a request changed nothing. */
 export async function snapshot(conn: Connection): Promise<string> {
-  const tables = ['departments', 'users', 'profiles', 'roles', 'permissions', 'role_user', 'permission_role', 'posts', 'comments'];
+  const tables = [
+    'departments',
+    'users',
+    'profiles',
+    'roles',
+    'permissions',
+    'role_user',
+    'permission_role',
+    'posts',
+    'comments',
+  ];
   const parts: string[] = [];
   for (const table of tables) {
     const rows = await conn.db.selectFrom(table).selectAll().orderBy(sql.raw('1, 2')).execute();

@@ -5,8 +5,8 @@ import { type CompiledEndpoint, compileEndpoint } from '../../src/plan/endpoint.
 import type { FilterNode, ListPlan } from '../../src/plan/list-plan.js';
 import type { Limits } from '../../src/request/limits.js';
 import { parseListQuery } from '../../src/request/parse.js';
-import { ErrorBag } from '../../src/respond/error-bag.js';
 import { resolveResources } from '../../src/resource/registry.js';
+import { ErrorBag } from '../../src/respond/error-bag.js';
 import { testEndpoints } from '../support/service.js';
 
 const resolved = resolveResources(resources);
@@ -17,7 +17,11 @@ function endpoint(path: string, limits?: Partial<Limits>): CompiledEndpoint {
   return compileEndpoint(policy, resolved, limits);
 }
 
-function plan(path: string, query: string, limits?: Partial<Limits>): { plan: ListPlan | undefined; errors: Record<string, string[]> } {
+function plan(
+  path: string,
+  query: string,
+  limits?: Partial<Limits>,
+): { plan: ListPlan | undefined; errors: Record<string, string[]> } {
   const compiled = endpoint(path, limits);
   const bag = new ErrorBag();
   const result = authorize(parseListQuery(query, compiled.limits, bag), compiled, bag);
@@ -27,7 +31,14 @@ function plan(path: string, query: string, limits?: Partial<Limits>): { plan: Li
 /** A FilterNode without the resolved resources (which are large and cyclic): names only. */
 type Shape =
   | { kind: 'and' | 'or'; children: Shape[] }
-  | { kind: 'field'; hops: string[]; column: string; columnType: string; jsonPath?: readonly string[]; conditions: unknown[] }
+  | {
+      kind: 'field';
+      hops: string[];
+      column: string;
+      columnType: string;
+      jsonPath?: readonly string[];
+      conditions: unknown[];
+    }
   | { kind: 'scope'; value: boolean }
   | { kind: 'custom'; name: string; value: unknown };
 
@@ -60,7 +71,12 @@ function where(query: string, path = 'users'): Shape[] {
   return (result.plan as ListPlan).where.map(shape);
 }
 
-const field = (column: string, columnType: string, conditions: unknown[], extra: { hops?: string[]; jsonPath?: string[] } = {}) => ({
+const field = (
+  column: string,
+  columnType: string,
+  conditions: unknown[],
+  extra: { hops?: string[]; jsonPath?: string[] } = {},
+) => ({
   kind: 'field',
   hops: extra.hops ?? [],
   column,
@@ -82,7 +98,10 @@ describe('authorize', () => {
         'filter[created_at][gt]=2024-01-15T11:00:00%2B01:00',
         [field('created_at', 'datetime', [{ op: 'gt', value: '2024-01-15T10:00:00.000Z' }])],
       ],
-      ['filter[created_at]=2024-01-15', [field('created_at', 'datetime', [{ op: 'eq', value: '2024-01-15T00:00:00.000Z' }])]],
+      [
+        'filter[created_at]=2024-01-15',
+        [field('created_at', 'datetime', [{ op: 'eq', value: '2024-01-15T00:00:00.000Z' }])],
+      ],
       ['filter[score][between]=10,20', [field('score', 'integer', [{ op: 'between', value: [10, 20] }])]],
       ['filter[score][not_in]=1,2,3', [field('score', 'integer', [{ op: 'not_in', value: [1, 2, 3] }])]],
       ['filter[name][contains]=100%25', [field('name', 'string', [{ op: 'contains', value: '100%' }])]],
@@ -100,12 +119,24 @@ describe('authorize', () => {
     });
 
     it('flags: is_null/is_not_null/is_empty/is_not_empty with true/1/false/0', () => {
-      expect(where('filter[birthday][is_null]=true')).toEqual([field('birthday', 'date', [{ op: 'is_null', negate: false }])]);
-      expect(where('filter[birthday][is_null]=0')).toEqual([field('birthday', 'date', [{ op: 'is_null', negate: true }])]);
-      expect(where('filter[birthday][is_not_null]=1')).toEqual([field('birthday', 'date', [{ op: 'is_null', negate: true }])]);
-      expect(where('filter[birthday][is_not_null]=false')).toEqual([field('birthday', 'date', [{ op: 'is_null', negate: false }])]);
-      expect(where('filter[name][is_empty]=1')).toEqual([field('name', 'string', [{ op: 'is_empty', negate: false }])]);
-      expect(where('filter[name][is_not_empty]=true')).toEqual([field('name', 'string', [{ op: 'is_empty', negate: true }])]);
+      expect(where('filter[birthday][is_null]=true')).toEqual([
+        field('birthday', 'date', [{ op: 'is_null', negate: false }]),
+      ]);
+      expect(where('filter[birthday][is_null]=0')).toEqual([
+        field('birthday', 'date', [{ op: 'is_null', negate: true }]),
+      ]);
+      expect(where('filter[birthday][is_not_null]=1')).toEqual([
+        field('birthday', 'date', [{ op: 'is_null', negate: true }]),
+      ]);
+      expect(where('filter[birthday][is_not_null]=false')).toEqual([
+        field('birthday', 'date', [{ op: 'is_null', negate: false }]),
+      ]);
+      expect(where('filter[name][is_empty]=1')).toEqual([
+        field('name', 'string', [{ op: 'is_empty', negate: false }]),
+      ]);
+      expect(where('filter[name][is_not_empty]=true')).toEqual([
+        field('name', 'string', [{ op: 'is_empty', negate: true }]),
+      ]);
     });
 
     it('the three list forms give the same condition', () => {
@@ -134,9 +165,15 @@ describe('authorize', () => {
         'filter[created_at][date_between]=2024-01-15,2024-01-31',
         { op: 'range', from: '2024-01-15T00:00:00.000Z', to: '2024-02-01T00:00:00.000Z' },
       ],
-      ['filter[created_at][year]=2023', { op: 'range', from: '2023-01-01T00:00:00.000Z', to: '2024-01-01T00:00:00.000Z' }],
+      [
+        'filter[created_at][year]=2023',
+        { op: 'range', from: '2023-01-01T00:00:00.000Z', to: '2024-01-01T00:00:00.000Z' },
+      ],
       ['filter[birthday][date_eq]=2000-02-29', { op: 'range', from: '2000-02-29', to: '2000-03-01' }],
-      ['filter[birthday][date_between]=1990-01-01,1990-12-31', { op: 'range', from: '1990-01-01', to: '1991-01-01' }],
+      [
+        'filter[birthday][date_between]=1990-01-01,1990-12-31',
+        { op: 'range', from: '1990-01-01', to: '1991-01-01' },
+      ],
       ['filter[birthday][year]=1985', { op: 'range', from: '1985-01-01', to: '1986-01-01' }],
     ])('%s', (query, condition) => {
       const [node] = where(query);
@@ -147,7 +184,11 @@ describe('authorize', () => {
       const [node] = where('filter[birthday][date_eq]=9999-12-31');
       const condition = (node as { conditions: { from: string; to: string }[] }).conditions[0];
       expect(condition?.from).toBe('9999-12-31');
-      expect(condition?.to).toMatch(/^\d{4,}-\d{2}-\d{2}$/);
+      // Either no upper bound, or a date every engine reads (not "+010000-01-01").
+      expect(
+        condition?.to === undefined || /^\d{4}-\d{2}-\d{2}$/.test(condition.to),
+        String(condition?.to),
+      ).toBe(true);
     });
   });
 
@@ -172,7 +213,10 @@ describe('authorize', () => {
       ]);
       const [profile] = where('filter[profile.website][is_empty]=1');
       expect(profile).toMatchObject({ hops: ['profile'], column: 'website' });
-      const hops = (plan('users', 'filter[roles.name]=admin').plan as ListPlan).where[0] as Extract<FilterNode, { kind: 'field' }>;
+      const hops = (plan('users', 'filter[roles.name]=admin').plan as ListPlan).where[0] as Extract<
+        FilterNode,
+        { kind: 'field' }
+      >;
       expect(hops.target.hops[0]?.kind).toBe('belongsToMany');
       expect(hops.target.hops[0]?.pivot?.table).toBe('role_user');
     });
@@ -182,7 +226,10 @@ describe('authorize', () => {
       ['filter[settings.level]=1.5', [{ op: 'eq', value: 1.5, jsonType: 'number' }]],
       ['filter[settings.theme]=dark', [{ op: 'eq', value: 'dark', jsonType: 'string' }]],
       ['filter[settings.notifications.email]=true', [{ op: 'eq', value: true, jsonType: 'boolean' }]],
-      ['filter[settings.notifications.email][in]=true,false', [{ op: 'in', value: [true, false], jsonType: 'boolean' }]],
+      [
+        'filter[settings.notifications.email][in]=true,false',
+        [{ op: 'in', value: [true, false], jsonType: 'boolean' }],
+      ],
       ['filter[settings.level][in]=3,10', [{ op: 'in', value: [3, 10], jsonType: 'number' }]],
       ['filter[settings.level][in]=3,high', [{ op: 'in', value: ['3', 'high'], jsonType: 'string' }]],
       ['filter[settings.level][gte]=true', [{ op: 'gte', value: 'true', jsonType: 'string' }]],
@@ -192,7 +239,9 @@ describe('authorize', () => {
       const [node] = where(query);
       expect(node).toMatchObject({ kind: 'field', column: 'settings', columnType: 'json', hops: [] });
       expect((node as { conditions: unknown[] }).conditions).toEqual(conditions);
-      expect((node as { jsonPath: string[] }).jsonPath).toEqual(query.slice(16, query.indexOf(']')).split('.'));
+      expect((node as { jsonPath?: readonly string[] }).jsonPath).toEqual(
+        query.slice(16, query.indexOf(']')).split('.'),
+      );
     });
   });
 
@@ -210,7 +259,9 @@ describe('authorize', () => {
     });
 
     it('a member with several fields is an AND; a range stays in its member', () => {
-      expect(where('filter[or][0][score][gte]=1&filter[or][0][status]=active&filter[or][1][status]=banned')).toEqual([
+      expect(
+        where('filter[or][0][score][gte]=1&filter[or][0][status]=active&filter[or][1][status]=banned'),
+      ).toEqual([
         {
           kind: 'or',
           children: [
@@ -229,14 +280,22 @@ describe('authorize', () => {
 
     it('nested and inside or, beside top-level fields', () => {
       expect(
-        where('filter[status]=active&filter[or][0][roles.name]=admin&filter[or][1][and][0][score][gte]=90&filter[or][1][and][1][active]=1'),
+        where(
+          'filter[status]=active&filter[or][0][roles.name]=admin&filter[or][1][and][0][score][gte]=90&filter[or][1][and][1][active]=1',
+        ),
       ).toEqual([
         field('status', 'string', [{ op: 'eq', value: 'active' }]),
         {
           kind: 'or',
           children: [
             field('name', 'string', [{ op: 'eq', value: 'admin' }], { hops: ['roles'] }),
-            { kind: 'and', children: [field('score', 'integer', [{ op: 'gte', value: 90 }]), { kind: 'scope', value: true }] },
+            {
+              kind: 'and',
+              children: [
+                field('score', 'integer', [{ op: 'gte', value: 90 }]),
+                { kind: 'scope', value: true },
+              ],
+            },
           ],
         },
       ]);
@@ -257,8 +316,12 @@ describe('authorize', () => {
     });
 
     it('a custom filter receives the raw value', () => {
-      expect(where('filter[email_domain]=example.org')).toEqual([{ kind: 'custom', name: 'email_domain', value: 'example.org' }]);
-      expect(where('filter[email_domain][x]=1')).toEqual([{ kind: 'custom', name: 'email_domain', value: { x: '1' } }]);
+      expect(where('filter[email_domain]=example.org')).toEqual([
+        { kind: 'custom', name: 'email_domain', value: 'example.org' },
+      ]);
+      expect(where('filter[email_domain][x]=1')).toEqual([
+        { kind: 'custom', name: 'email_domain', value: { x: '1' } },
+      ]);
     });
 
     it('a default applies unless the name is mentioned anywhere', () => {
@@ -290,7 +353,11 @@ describe('authorize', () => {
 
     it('page mode defaults to page 1 of 15', () => {
       expect(plan('users', '').plan?.mode).toEqual({ kind: 'length-aware', page: 1, perPage: 15 });
-      expect(plan('users', 'page=3&per_page=100').plan?.mode).toEqual({ kind: 'length-aware', page: 3, perPage: 100 });
+      expect(plan('users', 'page=3&per_page=100').plan?.mode).toEqual({
+        kind: 'length-aware',
+        page: 3,
+        perPage: 100,
+      });
     });
   });
 
@@ -313,7 +380,11 @@ describe('authorize', () => {
       ['users', 'filter[or][0][and][0][secret]=1', ['filter.secret']],
       ['users', 'sort=email', ['sort']],
       ['users', 'page=0&per_page=101', ['page', 'per_page']],
-      ['users', 'filter[a]=1&filter[score][gt]=x&sort=nope&page=abc', ['filter.a', 'filter.score', 'sort', 'page']],
+      [
+        'users',
+        'filter[a]=1&filter[score][gt]=x&sort=nope&page=abc',
+        ['filter.a', 'filter.score', 'sort', 'page'],
+      ],
     ])('%s ? %s → %j', (path, query, keys) => {
       const result = plan(path, query);
       expect(result.plan).toBeUndefined();

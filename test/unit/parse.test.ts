@@ -4,7 +4,10 @@ import type { ListRequest } from '../../src/request/list-request.js';
 import { parseListQuery } from '../../src/request/parse.js';
 import { ErrorBag } from '../../src/respond/error-bag.js';
 
-function parse(query: string, limits: Partial<Limits> = {}): { request: ListRequest; errors: Record<string, string[]> } {
+function parse(
+  query: string,
+  limits: Partial<Limits> = {},
+): { request: ListRequest; errors: Record<string, string[]> } {
   const bag = new ErrorBag();
   const request = parseListQuery(query, { ...defaultLimits, ...limits }, bag);
   return { request, errors: bag.toEnvelope().errors };
@@ -17,7 +20,10 @@ describe('parseListQuery', () => {
       const indexed = parse('filter[status][in][0]=active&filter[status][in][1]=banned');
       const reversed = parse('filter[status][in][1]=banned&filter[status][in][0]=active');
       expect(brackets.errors).toEqual({});
-      expect(brackets.request.filter).toEqual({ fields: [{ name: 'status', raw: { in: ['active', 'banned'] } }], groups: [] });
+      expect(brackets.request.filter).toEqual({
+        fields: [{ name: 'status', raw: { in: ['active', 'banned'] } }],
+        groups: [],
+      });
       expect(indexed.request.filter).toEqual(brackets.request.filter);
       expect(reversed.request.filter).toEqual(brackets.request.filter);
     });
@@ -46,7 +52,9 @@ describe('parseListQuery', () => {
 
   describe('empty values', () => {
     it('are pruned but still mentioned', () => {
-      const { request, errors } = parse('filter[status]=&filter[score][gte]=&filter[score][lte]=5&filter[name][in][]=');
+      const { request, errors } = parse(
+        'filter[status]=&filter[score][gte]=&filter[score][lte]=5&filter[name][in][]=',
+      );
       expect(errors).toEqual({});
       expect(request.filter.fields).toEqual([{ name: 'score', raw: { lte: '5' } }]);
       expect([...request.mentioned].sort()).toEqual(['name', 'score', 'status']);
@@ -158,12 +166,15 @@ describe('parseListQuery', () => {
     });
 
     it('counts conditions (one per filter and operator), in groups too', () => {
-      const conditions = (n: number) => Array.from({ length: n }, (_, i) => `filter[or][${i}][score][gte]=${i}`).join('&');
+      const conditions = (n: number) =>
+        Array.from({ length: n }, (_, i) => `filter[or][${i}][score][gte]=${i}`).join('&');
       expect(parse(conditions(3), { maxConditions: 3 }).errors).toEqual({});
       const over = parse(conditions(4), { maxConditions: 3 });
       expect(Object.keys(over.errors)).toEqual(['filter']);
       expect(over.errors.filter?.[0]).toMatch(/\b3\b/);
-      const operators = parse('filter[score][gte]=1&filter[score][lte]=2&filter[score][neq]=3', { maxConditions: 2 });
+      const operators = parse('filter[score][gte]=1&filter[score][lte]=2&filter[score][neq]=3', {
+        maxConditions: 2,
+      });
       expect(operators.errors.filter?.[0]).toMatch(/\b2\b/);
     });
 
@@ -175,7 +186,9 @@ describe('parseListQuery', () => {
     });
 
     it('refuses more than 1000 parameters', () => {
-      const { errors } = parse(Array.from({ length: 1001 }, (_, i) => `a${i}=1`).join('&'), { maxQueryLength: 100_000 });
+      const { errors } = parse(Array.from({ length: 1001 }, (_, i) => `a${i}=1`).join('&'), {
+        maxQueryLength: 100_000,
+      });
       expect(Object.keys(errors)).toEqual(['query']);
       expect(errors.query?.[0]).toMatch(/\b1000\b/);
     });
@@ -203,7 +216,9 @@ describe('parseListQuery', () => {
     });
 
     it('does not let __proto__ reach anything', () => {
-      const { request, errors } = parse('__proto__[x]=1&filter[__proto__][eq]=1&filter[constructor][prototype][x]=1');
+      const { request, errors } = parse(
+        '__proto__[x]=1&filter[__proto__][eq]=1&filter[constructor][prototype][x]=1',
+      );
       expect(({} as Record<string, unknown>).x).toBeUndefined();
       expect(Object.keys(errors)).not.toContain('filter');
       expect(request.filter.groups).toEqual([]);

@@ -27,6 +27,7 @@ export const mysql: SqlDialect = {
   like: (target, pattern) => sql`${target} like ${pattern} escape '!'`,
   // Text extracted from JSON has a binary collation; lower both sides to match the other engines.
   jsonLike: (target, pattern) => sql`lower(${target}) like lower(${pattern}) escape '!'`,
+  jsonText: (column, path) => value(column, path),
   jsonString: (column, path) =>
     sql`case when ${typeIn(column, path, ['STRING'])} then ${value(column, path)} end`,
   jsonNumber: (column, path) =>

@@ -32,6 +32,7 @@ export const postgres: SqlDialect = {
   },
   like: (target, pattern) => sql`${target} ilike ${pattern} escape '!'`,
   jsonLike: (target, pattern) => sql`${target} ilike ${pattern} escape '!'`,
+  jsonText: (column, path) => textAt(column, path),
   jsonString: (column, path) =>
     sql`case when ${typeIs(column, path, 'string')} then ${textAt(column, path)} end`,
   jsonNumber: (column, path) =>

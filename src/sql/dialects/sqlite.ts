@@ -25,6 +25,7 @@ export const sqlite: SqlDialect = {
   // SQLite's LIKE ignores case for ASCII letters only.
   like: (target, pattern) => sql`${target} like ${pattern} escape '!'`,
   jsonLike: (target, pattern) => sql`${target} like ${pattern} escape '!'`,
+  jsonText: (column, path) => extract(column, path),
   jsonString: (column, path) =>
     sql`case when ${typeIn(column, path, ['text'])} then ${extract(column, path)} end`,
   jsonNumber: (column, path) =>
