@@ -1,8 +1,8 @@
 import { defineConfig } from '../../src/resource/policy.js';
 import { endpoints } from './endpoints.js';
 import { resources } from './resources.js';
-import { createSchema, isSeeded } from './schema.js';
-import { seedDemo } from './seed.js';
+import { createSchema, dropSchema } from './schema.js';
+import { isSeeded, seedDemo } from './seed.js';
 
 /** The demo: `npm start` serves it on an embedded SQLite file, filled on first run. */
 export default defineConfig({
@@ -10,6 +10,8 @@ export default defineConfig({
   endpoints,
   async setup(connection) {
     if (await isSeeded(connection)) return;
+    // Start clean: a run interrupted while seeding leaves tables without users behind.
+    await dropSchema(connection);
     await createSchema(connection);
     await seedDemo(connection);
   },
@@ -21,5 +23,6 @@ export default defineConfig({
     '/api/users?filter[created_at][year]=2024&pagination=simple',
     '/api/posts?filter[meta.featured]=true&include=author&pagination=cursor&per_page=5',
     '/api/users?filter[name][contains]=ann&filter[trashed]=true',
+    '/api/users?filter[email_domain]=example.org&filter[admins]=true&include=department',
   ],
 });

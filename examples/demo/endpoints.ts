@@ -15,10 +15,12 @@ export const endpoints = [
       'active',
       'admins',
       'trashed',
+      // `filter[email_domain]=example.com`. The character check also keeps LIKE wildcards out of the
+      // pattern; lower() on both sides makes the match case-insensitive on every engine.
       Filter.custom('email_domain', ({ eb, column, value }) => {
         if (typeof value !== 'string' || !/^[a-z0-9.-]+$/i.test(value))
           throw new FilterValueError('The email_domain filter takes one domain name, such as example.com.');
-        return eb(column('email'), 'like', `%@${value}`);
+        return eb(eb.fn('lower', [column('email')]), 'like', `%@${value.toLowerCase()}`);
       }),
     ],
     allowedIncludes: ['roles.permissions', 'department', 'profile', 'posts.comments'],

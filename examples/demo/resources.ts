@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { defineResource } from '../../src/resource/policy.js';
 import { belongsTo, belongsToMany, hasMany, hasOne } from '../../src/resource/relations.js';
 
@@ -41,8 +40,9 @@ export const users = defineResource({
   },
   scopes: {
     active: ({ eb, column, value }) => eb(column('status'), value ? '=' : '<>', 'active'),
-    // `true`/`false` literals read the same on PostgreSQL (boolean) and MariaDB/SQLite (0/1).
-    admins: ({ eb, column, value }) => eb(column('is_admin'), '=', value ? sql.lit(true) : sql.lit(false)),
+    // Inline TRUE/FALSE literals, not bound parameters: PostgreSQL compares them with its boolean, and
+    // MariaDB and SQLite read them as 1/0, matching their stored 0/1 (a bound JS boolean fails on SQLite).
+    admins: ({ eb, column, value }) => eb(column('is_admin'), '=', eb.lit(value)),
   },
   softDeleteColumn: 'deleted_at',
 });

@@ -1,10 +1,10 @@
-import { type ColumnDataType, type CreateTableBuilder, type Expression, sql } from 'kysely';
+import { type ColumnDataType, type CreateTableBuilder, type RawBuilder, sql } from 'kysely';
 import type { Connection } from '../../src/sql/connect.js';
 import type { DialectName } from '../../src/sql/dialect.js';
 
-type Kind =
+/** Our column kinds; `id` is the generated integer primary key, `text` a long body. */
+export type ColumnKind =
   | 'id'
-  | 'ref'
   | 'string'
   | 'text'
   | 'integer'
@@ -13,49 +13,83 @@ type Kind =
   | 'date'
   | 'datetime'
   | 'json';
-type SqlType = ColumnDataType | Expression<unknown>;
 
-/** Each column kind's SQL type per database: the one place where the demo's DDL differs. */
-const types: Record<DialectName, Record<Exclude<Kind, 'id'>, SqlType>> = {
+interface Engine {
+  types: Record<ColumnKind, ColumnDataType>;
+  /** Whether `id` needs AUTO_INCREMENT / AUTOINCREMENT (PostgreSQL's `serial` carries its own sequence). */
+  autoIncrement: boolean;
+  /** Appended to every CREATE TABLE. */
+  tableOptions?: RawBuilder<unknown>;
+  /** Moves a table's id generator past rows inserted with explicit ids. */
+  syncIds?: (table: string) => RawBuilder<unknown>;
+}
+
+/** Everything in the demo's DDL that differs between the databases. */
+const engines: Record<DialectName, Engine> = {
   postgres: {
-    ref: 'integer',
-    string: 'varchar(255)',
-    text: 'text',
-    integer: 'integer',
-    decimal: 'numeric(12, 2)',
-    boolean: 'boolean',
-    date: 'date',
-    datetime: 'timestamptz',
-    json: 'jsonb',
+    types: {
+      id: 'serial',
+      string: 'varchar(255)',
+      text: 'text',
+      integer: 'integer',
+      decimal: 'numeric(12, 2)',
+      boolean: 'boolean',
+      date: 'date',
+      datetime: 'timestamptz',
+      json: 'jsonb',
+    },
+    autoIncrement: false,
+    syncIds: (table) =>
+      sql`select setval(pg_get_serial_sequence(${table}, 'id'), max(id)) from ${sql.table(table)}`,
   },
   mysql: {
-    ref: 'integer',
-    string: 'varchar(255)',
-    text: 'text',
-    integer: 'integer',
-    decimal: 'decimal(12, 2)',
-    boolean: 'boolean',
-    date: 'date',
-    datetime: sql`datetime(3)`,
-    json: 'json',
+    types: {
+      id: 'integer',
+      string: 'varchar(255)',
+      text: 'text',
+      integer: 'integer',
+      decimal: 'decimal(12, 2)',
+      // tinyint(1): reads back as 0/1.
+      boolean: 'boolean',
+      date: 'date',
+      datetime: 'datetime(3)',
+      // MariaDB's json is longtext with a json_valid check, read back as text.
+      json: 'json',
+    },
+    autoIncrement: true,
+    // Case-insensitive comparisons, as most MariaDB installations have them.
+    tableOptions: sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_general_ci`,
   },
   sqlite: {
-    ref: 'integer',
-    string: 'text',
-    text: 'text',
-    integer: 'integer',
-    decimal: 'real',
-    boolean: 'integer',
-    date: 'text',
-    datetime: 'text',
-    json: 'text',
+    types: {
+      id: 'integer',
+      string: 'varchar(255)',
+      text: 'text',
+      integer: 'integer',
+      decimal: 'real',
+      boolean: 'integer',
+      date: 'text',
+      // One canonical ISO format (`2024-01-15T10:00:00.000Z`) so text order is time order.
+      datetime: 'text',
+      json: 'text',
+    },
+    autoIncrement: true,
   },
 };
 
-/** Column name → kind, with `?` for nullable: `{ name: 'string', birthday: 'date?' }`. */
-type Columns = Record<string, `${Kind}` | `${Exclude<Kind, 'id'>}?`>;
+interface ForeignKey {
+  references: string;
+  nullable: boolean;
+}
 
-const tables: Record<string, Columns> = {
+/** An integer column pointing at `table.id`. */
+const ref = (table: string, nullable = false): ForeignKey => ({ references: table, nullable });
+
+/** A column by kind, `?` when nullable, or a foreign key. */
+type Spec = ColumnKind | `${Exclude<ColumnKind, 'id'>}?` | ForeignKey;
+
+/** Parents before children: the creation and insertion order. */
+const tables = {
   departments: { id: 'id', name: 'string', code: 'string', budget: 'decimal', created_at: 'datetime' },
   users: {
     id: 'id',
@@ -67,20 +101,20 @@ const tables: Record<string, Columns> = {
     is_admin: 'boolean',
     birthday: 'date?',
     settings: 'json?',
-    department_id: 'ref?',
+    department_id: ref('departments', true),
     password_hash: 'string',
     created_at: 'datetime',
     updated_at: 'datetime',
     deleted_at: 'datetime?',
   },
-  profiles: { id: 'id', user_id: 'ref', bio: 'text?', website: 'string?' },
+  profiles: { id: 'id', user_id: ref('users'), bio: 'text?', website: 'string?' },
   roles: { id: 'id', name: 'string', label: 'string' },
   permissions: { id: 'id', name: 'string' },
-  role_user: { user_id: 'ref', role_id: 'ref' },
-  permission_role: { permission_id: 'ref', role_id: 'ref' },
+  role_user: { user_id: ref('users'), role_id: ref('roles') },
+  permission_role: { permission_id: ref('permissions'), role_id: ref('roles') },
   posts: {
     id: 'id',
-    user_id: 'ref',
+    user_id: ref('users'),
     title: 'string',
     body: 'text',
     status: 'string',
@@ -92,96 +126,101 @@ const tables: Record<string, Columns> = {
   },
   comments: {
     id: 'id',
-    post_id: 'ref',
-    user_id: 'ref',
+    post_id: ref('posts'),
+    user_id: ref('users'),
     body: 'text',
     approved: 'boolean',
     created_at: 'datetime',
   },
-};
+} satisfies Record<string, Record<string, Spec>>;
 
-const pivots: Record<string, [string, string]> = {
+export type DemoTable = keyof typeof tables;
+
+/** The demo tables, parents first. */
+export const demoTables = Object.keys(tables) as DemoTable[];
+
+export interface DemoColumn {
+  name: string;
+  kind: ColumnKind;
+  nullable: boolean;
+  references?: string;
+}
+
+export function demoColumns(table: DemoTable): DemoColumn[] {
+  return Object.entries(tables[table] as Record<string, Spec>).map(([name, spec]) => {
+    if (typeof spec === 'object') return { name, kind: 'integer', ...spec };
+    const nullable = spec.endsWith('?');
+    return { name, kind: (nullable ? spec.slice(0, -1) : spec) as ColumnKind, nullable };
+  });
+}
+
+/** Pivot tables: keyed by both columns, so a pair is stored once. */
+const primaryKeys: Partial<Record<DemoTable, string[]>> = {
   role_user: ['user_id', 'role_id'],
   permission_role: ['permission_id', 'role_id'],
 };
 
-const indexes: [table: string, columns: string[], unique?: boolean][] = [
-  ['users', ['email'], true],
-  ['users', ['status']],
-  ['users', ['created_at']],
-  ['users', ['department_id']],
-  ['profiles', ['user_id'], true],
-  ['role_user', ['role_id']],
-  ['permission_role', ['role_id']],
-  ['posts', ['user_id']],
-  ['posts', ['created_at']],
-  ['comments', ['post_id']],
-  ['comments', ['user_id']],
+/**
+ * Every foreign key is covered: by an index here, by a unique index, or as the first column of a pivot's
+ * primary key. `users.status` and `created_at` serve the common filters and the default keyset order.
+ */
+const indexes: { table: DemoTable; columns: string[]; unique?: boolean }[] = [
+  { table: 'users', columns: ['email'], unique: true },
+  { table: 'users', columns: ['status'] },
+  { table: 'users', columns: ['created_at'] },
+  { table: 'users', columns: ['department_id'] },
+  { table: 'profiles', columns: ['user_id'], unique: true },
+  { table: 'role_user', columns: ['role_id'] },
+  { table: 'permission_role', columns: ['role_id'] },
+  { table: 'posts', columns: ['user_id'] },
+  { table: 'posts', columns: ['created_at'] },
+  { table: 'comments', columns: ['post_id'] },
+  { table: 'comments', columns: ['user_id'] },
 ];
 
-/** Children first, so foreign keys never block a drop. */
-const dropOrder = [
-  'comments',
-  'posts',
-  'permission_role',
-  'role_user',
-  'permissions',
-  'roles',
-  'profiles',
-  'users',
-  'departments',
-];
-
-/** Creates the demo tables (and their indexes) on any of the three databases. */
+/** Creates the demo tables, keys and indexes on any of the three databases. */
 export async function createSchema(conn: Connection): Promise<void> {
-  const { db, dialect } = conn;
-  const typeOf = types[dialect.name];
-  for (const [table, columns] of Object.entries(tables)) {
-    // biome-ignore lint/suspicious/noExplicitAny: the builder's table type is not known statically.
-    let builder: CreateTableBuilder<any, any> = db.schema.createTable(table);
-    for (const [name, spec] of Object.entries(columns)) {
-      const nullable = spec.endsWith('?');
-      const kind = spec.replace('?', '') as Kind;
-      if (kind === 'id') {
-        builder = builder.addColumn(name, dialect.name === 'postgres' ? 'serial' : 'integer', (column) => {
-          const key = column.primaryKey();
-          return dialect.name === 'mysql' ? key.autoIncrement() : key;
-        });
-        continue;
-      }
-      builder = builder.addColumn(name, typeOf[kind] as ColumnDataType, (column) =>
-        nullable ? column : column.notNull(),
-      );
+  const engine = engines[conn.dialect.name];
+  for (const table of demoTables) {
+    let builder: CreateTableBuilder<string, string> = conn.db.schema.createTable(table);
+    for (const { name, kind, nullable, references } of demoColumns(table)) {
+      builder = builder.addColumn(name, engine.types[kind], (column) => {
+        if (kind === 'id')
+          return engine.autoIncrement ? column.primaryKey().autoIncrement() : column.primaryKey();
+        return nullable ? column : column.notNull();
+      });
+      if (references)
+        builder = builder.addForeignKeyConstraint(
+          `${table}_${name}_foreign`,
+          [name],
+          references,
+          ['id'],
+          // An optional link is cut when its target goes; a required one takes the row with it.
+          (key) => key.onDelete(nullable ? 'set null' : 'cascade'),
+        );
     }
-    const pivot = pivots[table];
-    if (pivot) builder = builder.addPrimaryKeyConstraint(`${table}_pkey`, pivot as never);
-    if (dialect.name === 'mysql')
-      builder = builder.modifyEnd(
-        sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_general_ci`,
-      );
+    const primaryKey = primaryKeys[table];
+    if (primaryKey) builder = builder.addPrimaryKeyConstraint(`${table}_pkey`, primaryKey);
+    if (engine.tableOptions) builder = builder.modifyEnd(engine.tableOptions);
     await builder.execute();
   }
-  for (const [table, columns, unique] of indexes) {
-    let index = db.schema
+  for (const { table, columns, unique } of indexes) {
+    const index = conn.db.schema
       .createIndex(`${table}_${columns.join('_')}_index`)
       .on(table)
       .columns(columns);
-    if (unique) index = index.unique();
-    await index.execute();
+    await (unique ? index.unique() : index).execute();
   }
 }
 
+/** Drops the demo tables that exist, children first so no foreign key blocks a drop. */
 export async function dropSchema(conn: Connection): Promise<void> {
-  for (const table of dropOrder) await conn.db.schema.dropTable(table).ifExists().execute();
+  for (const table of [...demoTables].reverse()) await conn.db.schema.dropTable(table).ifExists().execute();
 }
 
-/** Whether the demo tables exist and hold users (the introspection never throws on a missing table). */
-export async function isSeeded(conn: Connection): Promise<boolean> {
-  const names = (await conn.db.introspection.getTables()).map((table) => table.name);
-  if (!names.includes('users')) return false;
-  const row = await conn.db
-    .selectFrom('users')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirst();
-  return Number((row as { n: unknown } | undefined)?.n ?? 0) > 0;
+/** After rows were inserted with explicit ids: lets later inserts without an id continue past them. */
+export async function syncIdSequence(conn: Connection, table: DemoTable): Promise<void> {
+  const statement = engines[conn.dialect.name].syncIds?.(table);
+  if (statement && demoColumns(table).some((column) => column.kind === 'id'))
+    await statement.execute(conn.db);
 }

@@ -1,55 +1,25 @@
-import { sql } from 'kysely';
 import type { Connection } from '../../src/sql/connect.js';
+import { type ColumnKind, type DemoTable, demoColumns, demoTables, syncIdSequence } from './schema.js';
 
-/** mulberry32: a tiny seeded PRNG, so every database gets the very same demo data. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+/** A row as the service shows it: booleans, ISO datetimes, `YYYY-MM-DD` dates, JSON as values. */
+export type DemoRow = Record<string, Json>;
+export type DemoData = Record<DemoTable, DemoRow[]>;
+
+export interface SeedOptions {
+  /** Number of users; posts and comments follow (~3 posts per user, ~2 comments per post). Default 200. */
+  users?: number;
 }
 
-const firstNames = [
-  'Anna',
-  'Ben',
-  'Chloé',
-  'David',
-  'Elena',
-  'Farid',
-  'Grace',
-  'Hiro',
-  'Ines',
-  'Jonas',
-  'Kemi',
-  'Liam',
-  'Maya',
-  'Noah',
-  'Olga',
-  'Pablo',
-  'Quinn',
-  'Rosa',
-  'Sami',
-  'Tara',
-];
-const lastNames = [
-  'Smith',
-  'García',
-  'Okafor',
-  'Müller',
-  'Rossi',
-  'Nguyen',
-  'Kowalski',
-  'Dubois',
-  'Silva',
-  'Tanaka',
-  'Haddad',
-  'Johansson',
-];
-const departmentNames: [string, string][] = [
+/** Short lists written as one line each. */
+const list = (text: string) => text.split(' ');
+
+const firstNames = list(
+  'Anna Ben Chloé David Elena Farid Grace Hiro Inès Jonas Kemi Liam Maya Noah Olga Rosa',
+);
+const lastNames = list("Smith García Okafor Müller Rossi Nguyen Kowalski Dubois Silva Tanaka O'Brien Lee");
+const domains = ['example.com', 'example.com', 'example.org', 'mail.test', 'acme.io'];
+const departments: [name: string, code: string][] = [
   ['Engineering', 'ENG'],
   ['Sales', 'SAL'],
   ['Support', 'SUP'],
@@ -57,8 +27,7 @@ const departmentNames: [string, string][] = [
   ['Finance', 'FIN'],
   ['People', 'PPL'],
 ];
-const roleNames = ['admin', 'editor', 'author', 'moderator', 'viewer', 'billing', 'support', 'auditor'];
-const permissionNames = [
+const permissions = [
   'posts.create',
   'posts.update',
   'posts.delete',
@@ -75,192 +44,220 @@ const permissionNames = [
   'settings.manage',
   'audit.view',
 ];
-const words = [
-  'query',
-  'index',
-  'cursor',
-  'schema',
-  'filter',
-  'release',
-  'design',
-  'review',
-  'notes',
-  'guide',
-  'update',
-  'roadmap',
-  'metrics',
-  'launch',
-  'tips',
+/** Role name, label, and the permissions it grants (`posts.*`: every `posts.` permission). */
+const roles: [name: string, label: string, grants: string[]][] = [
+  ['admin', 'Administrator', ['*']],
+  ['editor', 'Editor', ['posts.*', 'comments.*']],
+  ['author', 'Author', ['posts.create', 'posts.update', 'comments.create']],
+  ['moderator', 'Moderator', ['comments.*', 'users.view']],
+  ['viewer', 'Viewer', ['users.view', 'reports.view']],
+  ['billing', 'Billing', ['billing.*', 'reports.view']],
+  ['support', 'Support', ['users.view', 'users.manage', 'comments.create']],
+  ['auditor', 'Auditor', ['audit.view', 'reports.view', 'billing.view']],
 ];
-const themes = ['dark', 'light', 'system'];
-const languages = ['en', 'fr', 'de', 'es', 'ja'];
-
-const capitalize = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+const topics = list('query index cursor schema filter release design review roadmap metrics launch pricing');
+const reactions = ['Great', 'Thanks for', 'Interesting take on', 'Not sure about', 'Nice', 'More on'];
 
 const START = Date.UTC(2023, 0, 1);
-const SPAN = Date.UTC(2026, 0, 1) - START;
+const END = Date.UTC(2026, 0, 1);
+const DAY = 86_400_000;
+/** Rows per INSERT: far below every engine's bound-parameter limit. */
+const BATCH = 500;
 
-/** Inserts in batches (multi-row INSERT, explicit ids: MariaDB's adapter returns no generated keys). */
-async function insertAll(conn: Connection, table: string, rows: Record<string, unknown>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 500)
-    await conn.db
-      .insertInto(table)
-      .values(rows.slice(i, i + 500))
-      .execute();
-  // Explicit ids leave PostgreSQL's serial sequences behind; later inserts need them past the max.
-  if (conn.dialect.name === 'postgres' && rows[0] && 'id' in rows[0])
-    await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max(id) from ${sql.table(table)}))`.execute(
-      conn.db,
-    );
+/** mulberry32: a tiny seeded PRNG, so every database gets the very same rows. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
-/** A small but realistic dataset, the same on every database for the same options. */
-export async function seedDemo(conn: Connection, options: { users?: number } = {}): Promise<void> {
-  const userCount = options.users ?? 200;
-  const rand = random(20261122);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T;
-  const { bindBoolean, bindDatetime } = conn.dialect;
-  const instant = (from = START, span = SPAN) => new Date(from + Math.floor(rand() * span)).toISOString();
+function randomness(seed: number) {
+  const next = mulberry32(seed);
+  /** An integer in [min, max]. */
+  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
+  const pick = <T>(items: readonly T[]): T => items[int(0, items.length - 1)] as T;
+  return {
+    int,
+    pick,
+    chance: (probability: number) => next() < probability,
+    /** `count` distinct items. */
+    sample<T>(items: readonly T[], count: number): T[] {
+      const rest = [...items];
+      return Array.from(
+        { length: Math.min(count, rest.length) },
+        () => rest.splice(int(0, rest.length - 1), 1)[0] as T,
+      );
+    },
+    /** A millisecond in [from, to). */
+    instant: (from: number, to: number) => from + Math.floor(next() * (to - from)),
+  };
+}
 
-  await insertAll(
-    conn,
-    'departments',
-    departmentNames.map(([name, code], i) => ({
+const iso = (ms: number) => new Date(ms).toISOString();
+const isoDate = (ms: number) => iso(ms).slice(0, 10);
+const capitalize = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+/** `Chloé` → `chloe`, `O'Brien` → `obrien`: email-safe. */
+const ascii = (text: string) =>
+  text
+    .normalize('NFD')
+    .replace(/[^A-Za-z]/g, '')
+    .toLowerCase();
+const grants = (pattern: string, permission: string) =>
+  pattern === '*' ||
+  pattern === permission ||
+  (pattern.endsWith('.*') && permission.startsWith(pattern.slice(0, -1)));
+
+/** The demo dataset as plain values, identical on every run for the same options. */
+export function demoData(options: SeedOptions = {}): DemoData {
+  const userCount = options.users ?? 200;
+  const r = randomness(20261122);
+  const data: DemoData = {
+    departments: departments.map(([name, code], i) => ({
       id: i + 1,
       name,
       code,
-      budget: Math.round(rand() * 1e7) / 100,
-      created_at: bindDatetime(instant()),
+      budget: r.int(5_000_000, 250_000_000) / 100,
+      created_at: iso(r.instant(START, START + 30 * DAY)),
     })),
-  );
-  await insertAll(
-    conn,
-    'roles',
-    roleNames.map((name, i) => ({ id: i + 1, name, label: capitalize(name) })),
-  );
-  await insertAll(
-    conn,
-    'permissions',
-    permissionNames.map((name, i) => ({ id: i + 1, name })),
-  );
-  await insertAll(
-    conn,
-    'permission_role',
-    roleNames.flatMap((role, r) =>
-      permissionNames
-        .map((_, p) => ({ role_id: r + 1, permission_id: p + 1 }))
-        .filter(() => role === 'admin' || rand() < 0.3),
+    roles: roles.map(([name, label], i) => ({ id: i + 1, name, label })),
+    permissions: permissions.map((name, i) => ({ id: i + 1, name })),
+    permission_role: roles.flatMap(([, , patterns], role) =>
+      permissions.flatMap((permission, p) =>
+        patterns.some((pattern) => grants(pattern, permission))
+          ? [{ permission_id: p + 1, role_id: role + 1 }]
+          : [],
+      ),
     ),
-  );
+    users: [],
+    profiles: [],
+    role_user: [],
+    posts: [],
+    comments: [],
+  };
+  const otherRoleIds = roles.slice(1).map((_, i) => i + 2);
 
-  const users: Record<string, unknown>[] = [];
-  const profiles: Record<string, unknown>[] = [];
-  const roleUser: Record<string, unknown>[] = [];
   for (let id = 1; id <= userCount; id++) {
-    const first = pick(firstNames);
-    const last = pick(lastNames);
-    const created = instant();
-    const roll = rand();
-    users.push({
+    const first = r.pick(firstNames);
+    const last = r.pick(lastNames);
+    const created = r.instant(START, END);
+    const roll = r.int(1, 100);
+    const isAdmin = r.chance(0.06);
+    data.users.push({
       id,
       name: `${first} ${last}`,
-      email: `${first}.${last}.${id}@example.com`
-        .toLowerCase()
-        .normalize('NFD')
-        .replace(/[\u0300-\u036f]/g, ''),
-      status: roll < 0.7 ? 'active' : roll < 0.9 ? 'inactive' : 'banned',
-      score: Math.floor(rand() * 101),
-      balance: Math.round((rand() * 2000 - 200) * 100) / 100,
-      is_admin: bindBoolean(rand() < 0.08),
-      birthday:
-        rand() < 0.2
-          ? null
-          : new Date(Date.UTC(1960, 0, 1) + Math.floor(rand() * 40 * 365) * 86_400_000)
-              .toISOString()
-              .slice(0, 10),
-      settings:
-        rand() < 0.05
-          ? null
-          : JSON.stringify({
-              theme: pick(themes),
-              language: pick(languages),
-              level: 1 + Math.floor(rand() * 10),
-              notifications: { email: rand() < 0.6, sms: rand() < 0.2 },
-            }),
-      department_id: rand() < 0.1 ? null : 1 + Math.floor(rand() * departmentNames.length),
-      password_hash: `scrypt$demo$${id}`,
-      created_at: bindDatetime(created),
-      updated_at: bindDatetime(created),
-      deleted_at:
-        rand() < 0.1
-          ? bindDatetime(instant(Date.parse(created), Date.UTC(2026, 0, 1) - Date.parse(created)))
-          : null,
+      email: `${ascii(first)}.${ascii(last)}${id}@${r.pick(domains)}`,
+      status: roll <= 70 ? 'active' : roll <= 90 ? 'inactive' : 'banned',
+      score: r.int(0, 100),
+      // Whole cents, so every engine stores the same decimal (and no -0 appears).
+      balance: r.int(-20_000, 500_000) / 100,
+      is_admin: isAdmin,
+      birthday: r.chance(0.2) ? null : isoDate(r.instant(Date.UTC(1960, 0, 1), Date.UTC(2006, 0, 1))),
+      settings: r.chance(0.05)
+        ? null
+        : {
+            theme: r.pick(['dark', 'light', 'system']),
+            language: r.pick(['en', 'en', 'fr', 'de', 'es', 'ja']),
+            level: r.int(1, 10),
+            notifications: { email: r.chance(0.6), sms: r.chance(0.2) },
+          },
+      department_id: r.chance(0.1) ? null : r.int(1, departments.length),
+      password_hash: `scrypt$demo$${id.toString(16).padStart(8, '0')}`,
+      created_at: iso(created),
+      updated_at: iso(r.instant(created, END)),
+      deleted_at: r.chance(0.1) ? iso(r.instant(created, END)) : null,
     });
-    if (rand() < 0.85)
-      profiles.push({
-        id: profiles.length + 1,
+    if (r.chance(0.85))
+      data.profiles.push({
+        id: data.profiles.length + 1,
         user_id: id,
-        bio: rand() < 0.5 ? `Likes ${pick(words)} and ${pick(words)}.` : null,
-        website:
-          rand() < 0.4
-            ? `https://${first
-                .toLowerCase()
-                .normalize('NFD')
-                .replace(/[\u0300-\u036f]/g, '')}${id}.dev`
-            : rand() < 0.5
-              ? ''
-              : null,
+        bio: r.chance(0.5) ? `Works on ${r.pick(topics)} and ${r.pick(topics)}.` : null,
+        // Some empty strings next to the nulls: filters must tell them apart.
+        website: r.chance(0.4) ? `https://${ascii(first)}${id}.dev` : r.chance(0.2) ? '' : null,
       });
-    const roleIds = new Set([
-      1 + Math.floor(rand() * roleNames.length),
-      1 + Math.floor(rand() * roleNames.length),
-    ]);
-    for (const roleId of roleIds)
-      if (roleIds.size === 1 || rand() < 0.9) roleUser.push({ user_id: id, role_id: roleId });
-  }
-  await insertAll(conn, 'users', users);
-  await insertAll(conn, 'profiles', profiles);
-  await insertAll(conn, 'role_user', roleUser);
+    const roleIds = isAdmin
+      ? [1, ...r.sample(otherRoleIds, r.int(0, 2))]
+      : r.sample(otherRoleIds, r.int(1, 3));
+    for (const roleId of roleIds) data.role_user.push({ user_id: id, role_id: roleId });
 
-  const posts: Record<string, unknown>[] = [];
-  const comments: Record<string, unknown>[] = [];
-  for (let userId = 1; userId <= userCount; userId++) {
-    const count = Math.floor(rand() * 6);
-    for (let k = 0; k < count; k++) {
-      const id = posts.length + 1;
-      const created = instant();
-      const status = pick(['draft', 'published', 'published', 'published', 'archived']);
-      posts.push({
-        id,
-        user_id: userId,
-        title: capitalize(`${pick(words)} ${pick(words)} ${pick(words)}`),
-        body: `Notes on ${pick(words)}, ${pick(words)} and ${pick(words)}.`,
+    for (let k = r.int(0, 6); k > 0; k--) {
+      const postId = data.posts.length + 1;
+      const posted = r.instant(created, END);
+      const status = r.pick(['draft', 'published', 'published', 'published', 'archived']);
+      data.posts.push({
+        id: postId,
+        user_id: id,
+        title: capitalize(`${r.pick(topics)} ${r.pick(['notes', 'guide', 'update', 'tips'])} #${postId}`),
+        body: Array.from(
+          { length: r.int(2, 4) },
+          () => `${capitalize(r.pick(topics))} matters for ${r.pick(topics)} and ${r.pick(topics)}.`,
+        ).join(' '),
         status,
-        score: Math.floor(rand() * 100),
-        meta:
-          rand() < 0.3
-            ? null
-            : JSON.stringify({
-                tags: [pick(words), pick(words)],
-                reading_minutes: 1 + Math.floor(rand() * 20),
-                featured: rand() < 0.2,
-              }),
-        published_at: status === 'draft' ? null : bindDatetime(created),
-        created_at: bindDatetime(created),
-        deleted_at: rand() < 0.05 ? bindDatetime(instant()) : null,
+        score: r.int(0, 100),
+        meta: r.chance(0.3)
+          ? null
+          : { tags: r.sample(topics, r.int(1, 3)), reading_minutes: r.int(1, 20), featured: r.chance(0.2) },
+        published_at: status === 'draft' ? null : iso(r.instant(posted, Math.min(posted + 3 * DAY, END))),
+        created_at: iso(posted),
+        deleted_at: r.chance(0.05) ? iso(r.instant(posted, END)) : null,
       });
-      const commentCount = Math.floor(rand() * 5);
-      for (let c = 0; c < commentCount; c++)
-        comments.push({
-          id: comments.length + 1,
-          post_id: id,
-          user_id: 1 + Math.floor(rand() * userCount),
-          body: `${pick(['Great', 'Thanks', 'Interesting', 'Nice'])} ${pick(words)}!`,
-          approved: bindBoolean(rand() < 0.7),
-          created_at: bindDatetime(instant(Date.parse(created), 30 * 86_400_000)),
+      for (let c = r.int(0, 4); c > 0; c--)
+        data.comments.push({
+          id: data.comments.length + 1,
+          post_id: postId,
+          user_id: r.int(1, userCount),
+          body: `${r.pick(reactions)} ${r.pick(topics)}!`,
+          approved: r.chance(0.75),
+          created_at: iso(r.instant(posted, Math.min(posted + 30 * DAY, END))),
         });
     }
   }
-  await insertAll(conn, 'posts', posts);
-  await insertAll(conn, 'comments', comments);
+  return data;
+}
+
+/** A value in the form the connection's database stores for its column kind. */
+function bind(conn: Connection, kind: ColumnKind, value: Json | undefined): unknown {
+  if (value === null || value === undefined) return null;
+  switch (kind) {
+    case 'boolean':
+      return conn.dialect.bindBoolean(value === true);
+    case 'datetime':
+      return conn.dialect.bindDatetime(String(value));
+    case 'json':
+      return JSON.stringify(value);
+    default:
+      return value;
+  }
+}
+
+/**
+ * Inserts the demo dataset into tables made by `createSchema`, in multi-row batches with explicit ids
+ * (Kysely's MySQL adapter returns no generated keys, and explicit ids make the data identical everywhere).
+ */
+export async function seedDemo(conn: Connection, options: SeedOptions = {}): Promise<void> {
+  const data = demoData(options);
+  for (const table of demoTables) {
+    const columns = demoColumns(table);
+    const rows = data[table].map((row) =>
+      Object.fromEntries(columns.map(({ name, kind }) => [name, bind(conn, kind, row[name])])),
+    );
+    for (let i = 0; i < rows.length; i += BATCH)
+      await conn.db
+        .insertInto(table)
+        .values(rows.slice(i, i + BATCH))
+        .execute();
+    await syncIdSequence(conn, table);
+  }
+}
+
+/** Whether the users table exists and has rows; never throws when it does not exist. */
+export async function isSeeded(conn: Connection): Promise<boolean> {
+  const tables = await conn.db.introspection.getTables();
+  if (!tables.some((table) => table.name === 'users')) return false;
+  const row = await conn.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+  return row !== undefined;
 }

@@ -1,0 +1,218 @@
+import { type Expression, expressionBuilder, type SqlBool } from 'kysely';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpoints } from '../examples/demo/endpoints.js';
+import { posts, users } from '../examples/demo/resources.js';
+import {
+  type ColumnKind,
+  createSchema,
+  demoColumns,
+  demoTables,
+  dropSchema,
+} from '../examples/demo/schema.js';
+import { type DemoRow, demoData, isSeeded, seedDemo } from '../examples/demo/seed.js';
+import { FilterValueError } from '../src/resource/filter-value-error.js';
+import type {
+  CustomFilterCallback,
+  DynamicExpressionBuilder,
+  ResourceDefinition,
+  ScopeCallback,
+} from '../src/resource/types.js';
+import type { Connection } from '../src/sql/connect.js';
+import type { DialectName } from '../src/sql/dialect.js';
+import { dialects, freshDatabase } from './support/databases.js';
+
+/**
+ * The demo schema and seed on the three engines: every table reads back exactly the generated rows
+ * (so the engines agree with each other), and the demo's scopes and custom filter give the same
+ * answers as plain JavaScript over those rows.
+ */
+
+const DATABASE = 'demo_check';
+const expected = demoData({ users: 50 });
+
+/** A stored value in the form `demoData` writes it. */
+function normalize(kind: ColumnKind, value: unknown): unknown {
+  if (value === null) return null;
+  switch (kind) {
+    case 'id':
+    case 'integer':
+    case 'decimal':
+      return Number(value);
+    case 'boolean':
+      return Number(value) === 1;
+    case 'datetime': {
+      // PostgreSQL: `2024-01-15 10:00:00.123+00`; MariaDB: `2024-01-15 10:00:00.123` (UTC); SQLite: ISO.
+      const text = String(value)
+        .replace(' ', 'T')
+        .replace(/([+-]\d\d)$/, '$1:00');
+      return new Date(/(Z|[+-]\d\d:\d\d)$/.test(text) ? text : `${text}Z`).toISOString();
+    }
+    case 'json':
+      return typeof value === 'string' ? JSON.parse(value) : value;
+    default:
+      return value;
+  }
+}
+
+/** By the first two columns: the id, or both keys of a pivot. */
+const byKey = (a: Record<string, unknown>, b: Record<string, unknown>) => {
+  const [first, second] = Object.values(a).map(Number);
+  const [otherFirst, otherSecond] = Object.values(b).map(Number);
+  return (first ?? 0) - (otherFirst ?? 0) || (second ?? 0) - (otherSecond ?? 0);
+};
+
+async function readTable(
+  conn: Connection,
+  table: (typeof demoTables)[number],
+): Promise<Record<string, unknown>[]> {
+  const columns = demoColumns(table);
+  const rows = await conn.db.selectFrom(table).selectAll().execute();
+  return rows
+    .map((row) => Object.fromEntries(columns.map(({ name, kind }) => [name, normalize(kind, row[name])])))
+    .sort(byKey);
+}
+
+function scope(resource: ResourceDefinition, name: string): ScopeCallback {
+  const callback = resource.scopes?.[name];
+  if (!callback) throw new Error(`no scope ${resource.name}.${name}`);
+  return callback;
+}
+
+function customFilter(name: string): CustomFilterCallback {
+  for (const endpoint of endpoints)
+    for (const filter of endpoint.allowedFilters ?? [])
+      if (typeof filter !== 'string' && filter.name === name) return filter.callback;
+  throw new Error(`no custom filter ${name}`);
+}
+
+/** Rows of `table` matching a condition built like the service builds it (columns under the table name). */
+async function countWhere(
+  conn: Connection,
+  table: string,
+  condition: (
+    eb: DynamicExpressionBuilder,
+    column: (name: string) => Expression<unknown>,
+  ) => Expression<SqlBool>,
+): Promise<number> {
+  const row = await conn.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where((eb) => condition(eb, (name) => eb.ref(`${table}.${name}`)))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Drops the server-side database `freshDatabase` created (SQLite's is a temporary file). */
+async function dropDatabase(dialect: DialectName): Promise<void> {
+  const name = `rqs_${DATABASE}`;
+  if (dialect === 'postgres') {
+    const admin = new pg.Client({
+      connectionString: `${process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432'}/postgres`,
+    });
+    await admin.connect();
+    await admin.query(`drop database if exists ${name} with (force)`).finally(() => admin.end());
+  }
+  if (dialect === 'mysql') {
+    const admin = await mysql.createConnection({
+      uri: process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306',
+    });
+    await admin.query(`drop database if exists ${name}`).finally(() => admin.end());
+  }
+}
+
+const counts = new Map<DialectName, Record<string, number>>();
+
+describe.each(dialects)('demo schema on %s', (dialect) => {
+  let conn: Connection;
+
+  beforeAll(async () => {
+    conn = await freshDatabase(dialect, DATABASE);
+    expect(await isSeeded(conn)).toBe(false);
+    await dropSchema(conn);
+    await createSchema(conn);
+    expect(await isSeeded(conn)).toBe(false);
+    await seedDemo(conn, { users: 50 });
+  });
+
+  afterAll(async () => {
+    await conn?.db.destroy();
+    await dropDatabase(dialect);
+  });
+
+  it('reads back exactly the generated rows, table by table', async () => {
+    expect(await isSeeded(conn)).toBe(true);
+    const tableCounts: Record<string, number> = {};
+    for (const table of demoTables) {
+      const rows = await readTable(conn, table);
+      expect(rows, table).toEqual([...expected[table]].sort(byKey));
+      tableCounts[table] = rows.length;
+    }
+    counts.set(dialect, tableCounts);
+  });
+
+  it('continues ids after the seeded rows', async () => {
+    await conn.db
+      .insertInto('departments')
+      .values({
+        name: 'Legal',
+        code: 'LGL',
+        budget: 1,
+        created_at: conn.dialect.bindDatetime(new Date(0).toISOString()),
+      })
+      .execute();
+    const row = await conn.db
+      .selectFrom('departments')
+      .select('id')
+      .where('code', '=', 'LGL')
+      .executeTakeFirstOrThrow();
+    expect(Number(row.id)).toBe(expected.departments.length + 1);
+  });
+
+  it.each([true, false])('applies the users and posts scopes (%s) as JavaScript does', async (value) => {
+    const cases: [ResourceDefinition, string, (row: DemoRow) => boolean][] = [
+      [users, 'active', (row) => row.status === 'active'],
+      [users, 'admins', (row) => row.is_admin === true],
+      [posts, 'published', (row) => row.status === 'published' && row.published_at !== null],
+    ];
+    for (const [resource, name, matches] of cases) {
+      const count = await countWhere(conn, resource.table, (eb, column) =>
+        scope(resource, name)({ eb, column, value }),
+      );
+      const rows = expected[resource.table as 'users' | 'posts'];
+      expect(count, `${resource.name}.${name}`).toBe(rows.filter((row) => matches(row) === value).length);
+    }
+  });
+
+  it('matches email_domain case-insensitively and rejects non-strings', async () => {
+    const emailDomain = customFilter('email_domain');
+    const count = await countWhere(conn, 'users', (eb, column) =>
+      emailDomain({ eb, column, value: 'Example.ORG' }),
+    );
+    expect(count).toBe(expected.users.filter((row) => String(row.email).endsWith('@example.org')).length);
+    expect(count).toBeGreaterThan(0);
+    const eb = expressionBuilder() as DynamicExpressionBuilder;
+    expect(() => emailDomain({ eb, column: (name) => eb.ref(name), value: ['example.org'] })).toThrow(
+      FilterValueError,
+    );
+    expect(() => emailDomain({ eb, column: (name) => eb.ref(name), value: '%' })).toThrow(FilterValueError);
+  });
+
+  it('drops every table, and dropping again is harmless', async () => {
+    await dropSchema(conn);
+    await dropSchema(conn);
+    expect(await isSeeded(conn)).toBe(false);
+    const left = (await conn.db.introspection.getTables()).map((table) => table.name);
+    expect(left.filter((name) => (demoTables as string[]).includes(name))).toEqual([]);
+  });
+});
+
+describe('demo data across engines', () => {
+  it('has the same row counts on every engine', () => {
+    expect([...counts.keys()].sort()).toEqual([...dialects].sort());
+    const [first, ...rest] = [...counts.values()];
+    for (const other of rest) expect(other).toEqual(first);
+    expect(first?.users).toBe(50);
+  });
+});
