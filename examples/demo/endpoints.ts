@@ -28,6 +28,86 @@ export const endpoints = [
     allowedSorts: ['name', 'email', 'score', 'balance', 'birthday', 'created_at'],
     allowedSearch: ['name', 'email', 'department.name'],
     allowAll: 1000,
+    schema: {
+      title: 'Users',
+      table: {
+        columns: [
+          { key: 'id', label: 'ID' },
+          { key: 'name' },
+          { key: 'email' },
+          { key: 'status', type: 'badge', colorMap: { active: 'green', inactive: 'gray', banned: 'red' } },
+          { key: 'score' },
+          { key: 'is_admin', label: 'Admin' },
+          { key: 'birthday' },
+          { key: 'created_at', label: 'Joined' },
+        ],
+        tabs: [
+          { key: 'all', label: 'All' },
+          { key: 'active', label: 'Active', filter: { status: 'active' } },
+          { key: 'banned', label: 'Banned', filter: { status: 'banned' } },
+          { key: 'top', label: 'Top scores', filter: { score: { gte: 90 } } },
+        ],
+      },
+      form: {
+        inputs: [
+          { name: 'name', type: 'text', required: true, cols: 12, md: 6 },
+          { name: 'email', type: 'email', required: true, cols: 12, md: 6 },
+          {
+            name: 'status',
+            type: 'select',
+            required: true,
+            cols: 12,
+            md: 4,
+            options: [
+              { value: 'active', label: 'Active' },
+              { value: 'inactive', label: 'Inactive' },
+              { value: 'banned', label: 'Banned' },
+            ],
+          },
+          // Banned users keep no score: the input disappears, and a hidden input is neither required nor saved.
+          {
+            name: 'score',
+            type: 'number',
+            required: true,
+            cols: 6,
+            md: 4,
+            visibleWhen: { field: 'status', operator: '!==', is: 'banned' },
+          },
+          { name: 'is_admin', label: 'Administrator', type: 'switch', cols: 6, md: 4 },
+          { name: 'birthday', type: 'date', cols: 12, md: 6 },
+          {
+            name: 'balance',
+            type: 'number',
+            cols: 12,
+            md: 6,
+            visibleWhen: { field: 'status', operator: 'in', is: ['active', 'inactive'] },
+          },
+          {
+            name: 'password',
+            label: 'New password',
+            type: 'password',
+            column: 'password_hash',
+            cols: 12,
+            md: 6,
+          },
+        ],
+      },
+      detail: {
+        fields: [
+          { key: 'id', label: 'ID' },
+          { key: 'name' },
+          { key: 'email' },
+          { key: 'status', type: 'badge' },
+          { key: 'score' },
+          { key: 'balance' },
+          { key: 'is_admin', label: 'Admin' },
+          { key: 'birthday' },
+          { key: 'settings' },
+          { key: 'created_at', label: 'Joined' },
+          { key: 'updated_at', label: 'Updated' },
+        ],
+      },
+    },
   }),
   defineEndpoint({
     resource: 'posts',
@@ -50,6 +130,45 @@ export const endpoints = [
     allowedSorts: ['title', 'score', 'published_at', 'created_at'],
     allowedSearch: ['title', 'body', 'author.name'],
     defaultSort: '-created_at',
+    schema: {
+      title: 'Posts',
+      table: {
+        columns: [
+          { key: 'id', label: 'ID' },
+          { key: 'title' },
+          {
+            key: 'status',
+            type: 'badge',
+            colorMap: { draft: 'gray', published: 'green', archived: 'orange' },
+          },
+          { key: 'score' },
+          { key: 'published_at', label: 'Published' },
+        ],
+        tabs: [
+          { key: 'published', label: 'Published' },
+          { key: 'drafts', label: 'Drafts', filter: { status: 'draft' } },
+        ],
+      },
+      form: {
+        inputs: [
+          { name: 'title', type: 'text', required: true, cols: 12 },
+          { name: 'body', type: 'textarea', required: true, cols: 12 },
+          {
+            name: 'status',
+            type: 'select',
+            required: true,
+            cols: 12,
+            md: 6,
+            options: [
+              { value: 'draft', label: 'Draft' },
+              { value: 'published', label: 'Published' },
+              { value: 'archived', label: 'Archived' },
+            ],
+          },
+          { name: 'score', type: 'number', cols: 12, md: 6 },
+        ],
+      },
+    },
   }),
   defineEndpoint({
     resource: 'comments',

@@ -6,6 +6,7 @@ import { ConfigurationError, resolveResources } from '../resource/registry.js';
 import { RequestError } from '../respond/error-bag.js';
 import type { Connection } from '../sql/connect.js';
 import { listRoute } from './list-route.js';
+import { registerResourceRoutes } from './resource-routes.js';
 
 export interface ServiceOptions {
   config: ServiceConfig;
@@ -55,6 +56,7 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
       path,
       listRoute(endpoint, connection, (request) => `${baseUrl(config, request)}${path}`),
     );
+    registerResourceRoutes(app, endpoint, connection, prefix);
   }
   return app;
 }

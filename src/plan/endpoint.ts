@@ -147,8 +147,21 @@ export function compileEndpoint(
     }
     allowedFilterNames.push(entry);
     if (entry === '*') allColumns = true;
-    else if (entry.endsWith('.*')) wildcardOwners.add(entry.slice(0, -2));
-    else exactFilters.add(entry);
+    else if (entry.endsWith('.*')) {
+      const owner = entry.slice(0, -2);
+      if (!relationPath(resource, owner) && resolvePath(resource, owner)?.column.type !== 'json')
+        throw new ConfigurationError(
+          `${where}: allowedFilters entry "${entry}" is neither a relation nor a JSON column.`,
+        );
+      wildcardOwners.add(owner);
+    } else {
+      const known =
+        (entry === 'trashed' && resource.softDeleteColumn !== undefined) ||
+        resource.scopes.has(entry) ||
+        resolvePath(resource, entry) !== undefined;
+      if (!known) throw new ConfigurationError(`${where}: allowedFilters names unknown filter "${entry}".`);
+      exactFilters.add(entry);
+    }
   }
   const visible = (column: string) => {
     const found = resource.columns.get(column);

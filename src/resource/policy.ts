@@ -1,5 +1,6 @@
 import type { Expression, SqlBool } from 'kysely';
 import type { Limits } from '../request/limits.js';
+import type { SchemaDeclaration } from '../schema/types.js';
 import type { Connection } from '../sql/connect.js';
 import type { ConditionContext, CustomFilterCallback, ResourceDefinition } from './types.js';
 
@@ -50,8 +51,13 @@ export interface EndpointPolicy {
   perPage?: { default?: number; max?: number };
   /** A condition every query of this endpoint carries (tenant scoping, visibility). */
   baseQuery?: (ctx: Omit<ConditionContext<undefined>, 'value'>) => Expression<SqlBool>;
-  /** The resource transformer: formats each record of the response. */
+  /** The resource transformer: formats each record of the response (lists and PATCH). */
   response?: (record: ResourceRecord) => unknown;
+  /**
+   * The schema document served at `/api/v1/<path>/schema`, and the form that PATCH `<endpoint>/<id>`
+   * validates against. Without it, neither route exists.
+   */
+  schema?: SchemaDeclaration;
 }
 
 export interface ServiceConfig {

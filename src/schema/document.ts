@@ -1,0 +1,175 @@
+import qs from 'qs';
+import type { CompiledEndpoint } from '../plan/endpoint.js';
+import { resolvePath } from '../plan/filters.js';
+import { operatorsFor, type TargetKind } from '../plan/operators.js';
+import { ConfigurationError, type ResolvedColumn, type ResolvedResource } from '../resource/registry.js';
+import type { ColumnType } from '../resource/types.js';
+import type {
+  SchemaDeclaration,
+  SchemaDocument,
+  SchemaFilter,
+  SelectOption,
+  TableColumnType,
+} from './types.js';
+
+const columnTypes: Record<ColumnType, TableColumnType> = {
+  string: 'text',
+  integer: 'number',
+  decimal: 'number',
+  boolean: 'boolean',
+  date: 'date',
+  datetime: 'datetime',
+  json: 'json',
+};
+
+/** `created_at` → "Created at", `roles.name` → "Roles name". */
+export function labelFor(key: string): string {
+  const words = key.replace(/[._*]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * Builds the schema document once, at start-up, from the declaration and the compiled policy, so
+ * `sortable`, `searchable`, `filters` and `softDeletes` cannot disagree with what the list endpoint
+ * accepts. Fails loudly on anything the resource does not have.
+ */
+export function buildSchemaDocument(
+  endpoint: CompiledEndpoint,
+  declaration: SchemaDeclaration,
+  listPath: string,
+): SchemaDocument {
+  const { resource } = endpoint;
+  const where = `Schema of "${endpoint.path}"`;
+  const base = declaration.title ?? labelFor(resource.name);
+  const column = (key: string): ResolvedColumn => {
+    const found = resource.columns.get(key);
+    if (!found || found.hidden) throw new ConfigurationError(`${where}: "${key}" is not a visible column.`);
+    return found;
+  };
+  const searchable = new Set(
+    endpoint.searchTargets.filter((target) => target.hops.length === 0).map((target) => target.column),
+  );
+  const selectOptions = new Map<string, SelectOption[]>();
+  for (const input of declaration.form?.inputs ?? [])
+    if (input.options) selectOptions.set(input.name, input.options);
+  for (const declared of declaration.table.columns)
+    if (declared.colorMap && !selectOptions.has(declared.key))
+      selectOptions.set(
+        declared.key,
+        Object.keys(declared.colorMap).map((value) => ({ value, label: labelFor(value) })),
+      );
+
+  const formId = declaration.form?.id ?? `${resource.name}-form`;
+  return {
+    table: {
+      id: declaration.table.id ?? `${resource.name}-table`,
+      title: declaration.table.title ?? base,
+      columns: declaration.table.columns.map((declared) => {
+        const type = declared.type ?? columnTypes[column(declared.key).type];
+        column(declared.key);
+        if (type === 'badge' && !declared.colorMap)
+          throw new ConfigurationError(`${where}: badge column "${declared.key}" needs a colorMap.`);
+        return {
+          key: declared.key,
+          label: declared.label ?? labelFor(declared.key),
+          type,
+          sortable: endpoint.allowedSorts.has(declared.key),
+          searchable: searchable.has(declared.key),
+          formatOptions: declared.colorMap ? { colorMap: { ...declared.colorMap } } : {},
+        };
+      }),
+      filters: schemaFilters(endpoint, selectOptions),
+      tabs: (declaration.table.tabs ?? []).map((tab) => ({
+        key: tab.key,
+        label: tab.label,
+        filter: { ...tab.filter },
+        query: qs.stringify({ filter: tab.filter ?? {} }, { encodeValuesOnly: true, arrayFormat: 'indices' }),
+      })),
+      softDeletes: {
+        enabled: resource.softDeleteColumn !== undefined && endpoint.exactFilters.has('trashed'),
+      },
+    },
+    form: {
+      id: formId,
+      title: declaration.form?.title ?? base,
+      endpoint: declaration.form?.endpoint ?? listPath,
+      inputs: (declaration.form?.inputs ?? []).map((input) => {
+        const cols = input.cols ?? 12;
+        return {
+          name: input.name,
+          label: input.label ?? labelFor(input.name),
+          type: input.type,
+          cols,
+          md: input.md ?? cols,
+          required: input.required ?? false,
+          ...(input.visibleWhen ? { visibleWhen: { ...input.visibleWhen } } : {}),
+          ...(input.options ? { options: input.options.map((option) => ({ ...option })) } : {}),
+          ...(input.minLength !== undefined ? { minLength: input.minLength } : {}),
+          ...(input.maxLength !== undefined ? { maxLength: input.maxLength } : {}),
+        };
+      }),
+    },
+    detail: {
+      id: declaration.detail?.id ?? `${resource.name}-detail`,
+      fields: (declaration.detail?.fields ?? declaration.table.columns).map((field) => ({
+        key: field.key,
+        label: field.label ?? labelFor(field.key),
+        type: field.type ?? columnTypes[column(field.key).type],
+      })),
+    },
+  };
+}
+
+function filterFor(name: string, kind: TargetKind, options: Map<string, SelectOption[]>): SchemaFilter {
+  const found = options.get(name);
+  return {
+    name,
+    label: labelFor(name),
+    value: kind,
+    operators: operatorsFor(kind),
+    ...(found ? { options: found } : {}),
+  };
+}
+
+/** Every filter `allowedFilters` authorizes, wildcards expanded (except JSON paths, which stay `<column>.*`). */
+function schemaFilters(endpoint: CompiledEndpoint, options: Map<string, SelectOption[]>): SchemaFilter[] {
+  const { resource } = endpoint;
+  const filters = new Map<string, SchemaFilter>();
+  const add = (filter: SchemaFilter) => {
+    if (!filters.has(filter.name)) filters.set(filter.name, filter);
+  };
+  const columnsOf = (target: ResolvedResource, prefix: string) => {
+    for (const column of target.visibleColumns)
+      add(filterFor(`${prefix}${column.name}`, column.type, options));
+  };
+  for (const name of endpoint.allowedFilterNames) {
+    if (endpoint.customFilters.has(name)) {
+      add({ name, label: labelFor(name), value: 'custom', operators: ['eq'] });
+    } else if (name === '*') {
+      columnsOf(resource, '');
+    } else if (name === 'trashed' || resource.scopes.has(name)) {
+      add({ name, label: labelFor(name), value: 'boolean', operators: ['eq'], options: booleanOptions });
+    } else if (name.endsWith('.*')) {
+      const owner = name.slice(0, -2);
+      const asColumn = resolvePath(resource, owner);
+      if (asColumn && asColumn.column.type === 'json') add(filterFor(name, 'json-path', options));
+      else {
+        let target: ResolvedResource = resource;
+        for (const segment of owner.split('.')) {
+          const relation = target.relations.get(segment);
+          if (relation) target = relation.target;
+        }
+        columnsOf(target, `${owner}.`);
+      }
+    } else {
+      const path = resolvePath(resource, name);
+      if (path) add(filterFor(name, path.target.jsonPath ? 'json-path' : path.column.type, options));
+    }
+  }
+  return [...filters.values()];
+}
+
+const booleanOptions: SelectOption[] = [
+  { value: 'true', label: 'Yes' },
+  { value: 'false', label: 'No' },
+];

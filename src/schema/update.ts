@@ -1,0 +1,156 @@
+import { randomBytes, type ScryptOptions, scrypt } from 'node:crypto';
+import { coerceDate, coerceForColumn } from '../plan/values.js';
+import type { ResourceRecord } from '../resource/policy.js';
+import { ConfigurationError, type ResolvedColumn, type ResolvedResource } from '../resource/registry.js';
+import type { ErrorBag } from '../respond/error-bag.js';
+import type { SqlDialect } from '../sql/dialect.js';
+import type { InputDeclaration } from './types.js';
+import { isVisible } from './visible-when.js';
+
+const SCRYPT: ScryptOptions = { N: 16_384, r: 8, p: 1 };
+const KEY_LENGTH = 32;
+
+/** scrypt (node:crypto) in a self-describing string: `scrypt$N$r$p$salt$hash`, base64url. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await new Promise<Buffer>((resolve, reject) =>
+    scrypt(password, salt, KEY_LENGTH, SCRYPT, (error, derived) =>
+      error ? reject(error) : resolve(derived),
+    ),
+  );
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+// A pragmatic check (what browsers' type=email accepts), not RFC 5322.
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+const defaultMaxLength: Partial<Record<InputDeclaration['type'], number>> = {
+  text: 255,
+  email: 255,
+  password: 255,
+  textarea: 65_535,
+};
+
+export interface UpdatePlan {
+  /** Column → value in the database's parameter form. */
+  values: Record<string, unknown>;
+}
+
+/** An input with its target column, prepared at start-up. */
+export interface FormInput {
+  declaration: InputDeclaration;
+  column: ResolvedColumn;
+}
+
+export function prepareInputs(resource: ResolvedResource, inputs: readonly InputDeclaration[]): FormInput[] {
+  return inputs.map((declaration) => {
+    const column = resource.columns.get(declaration.column ?? declaration.name);
+    if (!column)
+      throw new ConfigurationError(
+        `Form of "${resource.name}": input "${declaration.name}" writes unknown column "${declaration.column ?? declaration.name}".`,
+      );
+    if (column.hidden && declaration.type !== 'password')
+      throw new ConfigurationError(
+        `Form of "${resource.name}": input "${declaration.name}" writes a hidden column.`,
+      );
+    if (column.name === resource.primaryKey)
+      throw new ConfigurationError(
+        `Form of "${resource.name}": input "${declaration.name}" writes the primary key.`,
+      );
+    if (declaration.type === 'select' && !declaration.options?.length)
+      throw new ConfigurationError(
+        `Form of "${resource.name}": select "${declaration.name}" has no options.`,
+      );
+    return { declaration, column };
+  });
+}
+
+const isEmpty = (value: unknown) => value === null || value === undefined || value === '';
+
+/**
+ * Validates a PATCH body against the form: only inputs may be written (no mass assignment), an omitted
+ * required input is fine, one sent empty is not, and an input hidden by `visibleWhen` (evaluated on
+ * the stored record merged with the patch) is neither required nor saved. Every problem is reported,
+ * keyed by the field name.
+ */
+export async function planUpdate(
+  body: Record<string, unknown>,
+  inputs: readonly FormInput[],
+  stored: ResourceRecord,
+  dialect: SqlDialect,
+  errors: ErrorBag,
+): Promise<UpdatePlan> {
+  const byName = new Map(inputs.map((input) => [input.declaration.name, input]));
+  for (const name of Object.keys(body))
+    if (!byName.has(name)) errors.add(name, `The field "${name}" cannot be updated.`);
+  const merged: Record<string, unknown> = { ...stored, ...body };
+  const values: Record<string, unknown> = {};
+  for (const input of inputs) {
+    const { declaration, column } = input;
+    const { name } = declaration;
+    if (!Object.hasOwn(body, name)) continue;
+    if (!isVisible(declaration.visibleWhen, merged)) continue;
+    const value = body[name];
+    const label = declaration.label ?? name;
+    if (isEmpty(value)) {
+      if (declaration.required) errors.add(name, `The ${label} field is required.`);
+      else if (declaration.type !== 'password') values[column.name] = null;
+      continue;
+    }
+    const checked = checkValue(declaration, column, value, label);
+    if (typeof checked === 'string') {
+      errors.add(name, checked);
+      continue;
+    }
+    values[column.name] =
+      declaration.type === 'password'
+        ? await hashPassword(checked.value as string)
+        : bind(column, checked.value, dialect);
+  }
+  return { values };
+}
+
+function checkValue(
+  input: InputDeclaration,
+  column: ResolvedColumn,
+  value: unknown,
+  label: string,
+): { value: unknown } | string {
+  switch (input.type) {
+    case 'checkbox':
+    case 'switch':
+      return typeof value === 'boolean' ? { value } : `The ${label} field must be true or false.`;
+    case 'select':
+      return input.options?.some((option) => option.value === value)
+        ? { value }
+        : `The ${label} field must be one of: ${input.options?.map((option) => option.value).join(', ')}.`;
+    case 'date': {
+      const date = typeof value === 'string' ? coerceDate(value) : undefined;
+      return date?.ok ? { value: date.value } : `The ${label} field must be a date (YYYY-MM-DD).`;
+    }
+    case 'number': {
+      const result = typeof value === 'number' ? coerceForColumn(column, String(value)) : undefined;
+      return result?.ok
+        ? { value: result.value }
+        : `The ${label} field must be ${result?.ok === false ? result.expected : 'a number'}.`;
+    }
+    default: {
+      if (typeof value !== 'string') return `The ${label} field must be a string.`;
+      if (value.includes('\u0000')) return `The ${label} field contains a NUL character.`;
+      const max = input.maxLength ?? defaultMaxLength[input.type] ?? 255;
+      const min = input.minLength ?? (input.type === 'password' ? 8 : 0);
+      if (value.length > max) return `The ${label} field must not be longer than ${max} characters.`;
+      if (value.length < min) return `The ${label} field must be at least ${min} characters.`;
+      if (input.type === 'email' && !emailPattern.test(value))
+        return `The ${label} field must be a valid email address.`;
+      return { value };
+    }
+  }
+}
+
+/** A validated value in the form the column's database stores. */
+function bind(column: ResolvedColumn, value: unknown, dialect: SqlDialect): unknown {
+  if (column.type === 'boolean') return dialect.bindBoolean(value === true);
+  if (column.type === 'json') return JSON.stringify(value);
+  return value;
+}
