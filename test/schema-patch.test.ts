@@ -88,6 +88,13 @@ for (const dialect of dialects) {
       expect(JSON.stringify(res.body)).not.toContain('password_hash');
     });
 
+    it('lists the resources that have a schema', async () => {
+      const res = await svc.get('/api/v1/schema');
+      expect(res.status).toBe(200);
+      expect(res.body.resources.map((r: Rec) => r.path)).toEqual(['users', 'posts']);
+      for (const entry of res.body.resources) expect((await svc.get(entry.schema)).status).toBe(200);
+    });
+
     it('agrees with the list endpoint: sortable, searchable, soft deletes', async () => {
       for (const [path, policy] of [
         ['users', demoUsers],

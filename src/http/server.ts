@@ -58,6 +58,17 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
     );
     registerResourceRoutes(app, endpoint, connection, prefix);
   }
+  // The index a frontend starts from: which resources have a schema, and where.
+  const index = endpoints
+    .filter((endpoint) => endpoint.policy.schema)
+    .map((endpoint) => ({
+      resource: endpoint.resource.name,
+      path: endpoint.path,
+      title: endpoint.policy.schema?.title ?? endpoint.resource.name,
+      list: `${prefix}/${endpoint.path}`,
+      schema: `${prefix}/v1/${endpoint.path}/schema`,
+    }));
+  app.get(`${prefix}/v1/schema`, async () => ({ resources: index }));
   return app;
 }
 
