@@ -1,6 +1,4 @@
 import { type Expression, expressionBuilder, type SqlBool } from 'kysely';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpoints } from '../examples/demo/endpoints.js';
 import { posts, users } from '../examples/demo/resources.js';
@@ -21,7 +19,7 @@ import type {
 } from '../src/resource/types.js';
 import type { Connection } from '../src/sql/connect.js';
 import type { DialectName } from '../src/sql/dialect.js';
-import { dialects, freshDatabase } from './support/databases.js';
+import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
 
 /**
  * The demo schema and seed on the three engines: every table reads back exactly the generated rows
@@ -104,24 +102,6 @@ async function countWhere(
   return Number(row.n);
 }
 
-/** Drops the server-side database `freshDatabase` created (SQLite's is a temporary file). */
-async function dropDatabase(dialect: DialectName): Promise<void> {
-  const name = `rqs_${DATABASE}`;
-  if (dialect === 'postgres') {
-    const admin = new pg.Client({
-      connectionString: `${process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432'}/postgres`,
-    });
-    await admin.connect();
-    await admin.query(`drop database if exists ${name} with (force)`).finally(() => admin.end());
-  }
-  if (dialect === 'mysql') {
-    const admin = await mysql.createConnection({
-      uri: process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306',
-    });
-    await admin.query(`drop database if exists ${name}`).finally(() => admin.end());
-  }
-}
-
 const counts = new Map<DialectName, Record<string, number>>();
 
 describe.each(dialects)('demo schema on %s', (dialect) => {
@@ -138,7 +118,7 @@ describe.each(dialects)('demo schema on %s', (dialect) => {
 
   afterAll(async () => {
     await conn?.db.destroy();
-    await dropDatabase(dialect);
+    await dropDatabase(dialect, DATABASE);
   });
 
   it('reads back exactly the generated rows, table by table', async () => {

@@ -12,9 +12,30 @@ const mysqlServer = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
 
 export const dialects: DialectName[] = ['sqlite', 'postgres', 'mysql'];
 
-/** A fresh, empty database of the given engine, named after the test file so files can run in parallel. */
+/**
+ * The server-side name for a test database: the test's name plus this process id, so files run in
+ * parallel, and two runs of the suite on one machine never drop each other's databases.
+ */
+function databaseName(name: string): string {
+  return `rqs_${name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}`;
+}
+
+/** Drops what `freshDatabase` created on a server (SQLite's is a temporary file). */
+export async function dropDatabase(dialect: DialectName, name: string): Promise<void> {
+  const database = databaseName(name);
+  if (dialect === 'postgres') {
+    const admin = new pg.Client({ connectionString: `${postgresServer}/postgres` });
+    await admin.connect();
+    await admin.query(`drop database if exists ${database} with (force)`).finally(() => admin.end());
+  } else if (dialect === 'mysql') {
+    const admin = await mysql.createConnection({ uri: mysqlServer });
+    await admin.query(`drop database if exists ${database}`).finally(() => admin.end());
+  }
+}
+
+/** A fresh, empty database of the given engine; drop it with `dropDatabase` when done. */
 export async function freshDatabase(dialect: DialectName, name: string): Promise<Connection> {
-  const database = `rqs_${name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
+  const database = databaseName(name);
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'rqs-'));
     return connect(`sqlite:${join(dir, `${database}.db`)}`);

@@ -8,7 +8,7 @@ import { FilterValueError } from '../../src/resource/filter-value-error.js';
 import { defineEndpoint, Filter, type ServiceConfig } from '../../src/resource/policy.js';
 import type { Connection } from '../../src/sql/connect.js';
 import type { DialectName } from '../../src/sql/dialect.js';
-import { freshDatabase } from './databases.js';
+import { dropDatabase, freshDatabase } from './databases.js';
 import { insertFixture } from './fixture.js';
 
 /** Endpoints made for the tests: each exercises one part of the policy language. */
@@ -120,6 +120,7 @@ export function useService(
   afterAll(async () => {
     await context.app?.close();
     await context.conn?.db.destroy();
+    await dropDatabase(dialect, `${name}_${dialect}`);
   });
   return context;
 }
