@@ -363,6 +363,28 @@ for (const dialect of dialects) {
 
     it('streams more rows than one batch, in order, each once', async () => {
       await insertUsers(svc, 1000, 2100, (i) => new Date(Date.UTC(2022, 0, 1) + i * 60_000).toISOString());
+      const links = Array.from({ length: 2100 }, (_, i) => ({ user_id: 1000 + i, role_id: 1 + (i % 4) }));
+      for (let i = 0; i < links.length; i += 500)
+        await svc.conn.db.insertInto('role_user').values(links.slice(i, i + 500)).execute();
+      // With 2,000+ users: the includes cost the same number of queries for 1 parent and for 100.
+      const measured: number[] = [];
+      for (const perPage of [1, 100]) {
+        const count = counter();
+        const app = await buildService({
+          config: { resources, endpoints: testEndpoints },
+          connection: { db: svc.conn.db.withPlugin(count.plugin), dialect: svc.conn.dialect },
+        });
+        const page = await app.inject({
+          url: `/api/users-loaded?include=roles,roles.permissions,posts&per_page=${perPage}`,
+        });
+        expect(page.json().data).toHaveLength(perPage);
+        expect(
+          page.json().data.every((r: Rec) => typeof r.label === 'string' && Array.isArray(r.roles)),
+        ).toBe(true);
+        measured.push(count.sql.length);
+        await app.close();
+      }
+      expect(measured).toEqual([5, 5]);
       const res = await svc.get('/api/users-unlimited?all=true&filter[status]=active');
       expect(res.status).toBe(200);
       const ids = (res.body as Rec[]).map((r) => r.id as number);
