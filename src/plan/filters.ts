@@ -90,7 +90,7 @@ export function resolvePath(resource: ResolvedResource, name: string): ResolvedP
 
 export function notAllowedMessage(endpoint: CompiledEndpoint, name: string): string {
   const allowed = endpoint.allowedFilterNames;
-  return `The filter "${name}" is not allowed for ${endpoint.resource.name}. ${
+  return `The filter "${name}" is not authorized for this resource (${endpoint.resource.name}). ${
     allowed.length > 0 ? `Allowed filters: ${allowed.join(', ')}.` : 'This resource allows no filters.'
   }`;
 }
