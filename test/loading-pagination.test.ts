@@ -365,7 +365,10 @@ for (const dialect of dialects) {
       await insertUsers(svc, 1000, 2100, (i) => new Date(Date.UTC(2022, 0, 1) + i * 60_000).toISOString());
       const links = Array.from({ length: 2100 }, (_, i) => ({ user_id: 1000 + i, role_id: 1 + (i % 4) }));
       for (let i = 0; i < links.length; i += 500)
-        await svc.conn.db.insertInto('role_user').values(links.slice(i, i + 500)).execute();
+        await svc.conn.db
+          .insertInto('role_user')
+          .values(links.slice(i, i + 500))
+          .execute();
       // With 2,000+ users: the includes cost the same number of queries for 1 parent and for 100.
       const measured: number[] = [];
       for (const perPage of [1, 100]) {

@@ -1,13 +1,21 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from '../../src/resource/policy.js';
 import { endpoints } from './endpoints.js';
 import { resources } from './resources.js';
 import { createSchema, dropSchema } from './schema.js';
 import { isSeeded, seedDemo } from './seed.js';
 
+// The built admin UI (npm run build:admin → admin/dist), found from examples/demo or dist/examples/demo.
+const adminDir = ['../../admin/dist/', '../../../admin/dist/']
+  .map((path) => fileURLToPath(new URL(path, import.meta.url)))
+  .find((path) => existsSync(`${path}index.html`));
+
 /** The demo: `npm start` serves it on an embedded SQLite file, filled on first run. */
 export default defineConfig({
   resources,
   endpoints,
+  ...(adminDir ? { adminDir } : {}),
   async setup(connection) {
     if (await isSeeded(connection)) return;
     // Start clean: a run interrupted while seeding leaves tables without users behind.

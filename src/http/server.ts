@@ -5,6 +5,7 @@ import type { ServiceConfig } from '../resource/policy.js';
 import { ConfigurationError, resolveResources } from '../resource/registry.js';
 import { RequestError } from '../respond/error-bag.js';
 import type { Connection } from '../sql/connect.js';
+import { registerAdmin } from './admin.js';
 import { listRoute } from './list-route.js';
 import { registerResourceRoutes } from './resource-routes.js';
 
@@ -69,6 +70,7 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
       schema: `${prefix}/v1/${endpoint.path}/schema`,
     }));
   app.get(`${prefix}/v1/schema`, async () => ({ resources: index }));
+  if (config.adminDir) await registerAdmin(app, config.adminDir, prefix);
   return app;
 }
 

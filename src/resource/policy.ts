@@ -75,6 +75,8 @@ export interface ServiceConfig {
   examples?: string[];
   /** Runs once when the service starts, before it listens (create tables, load demo data). */
   setup?: (connection: Connection) => Promise<void>;
+  /** Folder of the built admin UI (admin/dist), served at `/admin/`; absent: no admin UI. */
+  adminDir?: string;
 }
 
 export function defineResource(definition: ResourceDefinition): ResourceDefinition {

@@ -28,6 +28,10 @@ export const postgres: SqlDialect = {
       options: '-c TimeZone=UTC',
       types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
     });
+    // An idle pooled connection that the server closes (restart, failover, a dropped database) emits
+    // 'error' on the pool; without a listener that would crash the process. pg-pool discards the client
+    // and the next query opens a new one, so there is nothing more to do here.
+    pool.on('error', () => {});
     return new Kysely({ dialect: new PostgresDialect({ pool }) });
   },
   like: (target, pattern) => sql`${target} ilike ${pattern} escape '!'`,

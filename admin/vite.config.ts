@@ -1,0 +1,14 @@
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// Built by `npm run build:admin` into admin/dist; the service serves it at /admin/ (ServiceConfig.adminDir).
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: '/admin/',
+  plugins: [react()],
+  logLevel: 'warn',
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false },
+  // `npm run dev:admin` proxies the API to a running service (npm start).
+  server: { proxy: { '/api': 'http://127.0.0.1:3000' } },
+});

@@ -1,0 +1,311 @@
+/**
+ * The admin UI in a real browser: Debian's Chromium (`apt-get install chromium`, never a download),
+ * driven by playwright-core, against the demo served in-process on a temporary SQLite file.
+ * `npm test` builds admin/dist first; this file builds nothing. Screenshots go to test-artifacts/e2e/
+ * (and, with ADMIN_DOCS_SCREENSHOTS=1, to docs/admin-table.png and docs/admin-form.png).
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpoints } from '../../examples/demo/endpoints.js';
+import { resources } from '../../examples/demo/resources.js';
+import { createSchema } from '../../examples/demo/schema.js';
+import { seedDemo } from '../../examples/demo/seed.js';
+import { buildService } from '../../src/http/server.js';
+import { type Connection, connect } from '../../src/sql/connect.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const adminDir = resolve(root, 'admin/dist');
+const shots = resolve(root, 'test-artifacts/e2e');
+const docsShots = process.env.ADMIN_DOCS_SCREENSHOTS === '1';
+
+interface Page1<T> {
+  data: T[];
+  total: number;
+  last_page: number;
+}
+type User = { id: number; name: string; email: string; status: string; score: number };
+
+describe('admin UI (Chromium)', () => {
+  let temp: string;
+  let connection: Connection;
+  let app: FastifyInstance;
+  let base: string;
+  let context: BrowserContext;
+  let page: Page;
+  const problems: string[] = [];
+  let shot = 0;
+  /** The one 422 the test provokes on purpose: Chromium logs every 4xx answer as a console error. */
+  let expected422 = 0;
+
+  const api = async <T>(url: string): Promise<T> => {
+    const response = await app.inject({ method: 'GET', url });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json() as T;
+  };
+  const screenshot = async (name: string) => {
+    shot += 1;
+    await page.screenshot({
+      path: join(shots, `${String(shot).padStart(2, '0')}-${name}.png`),
+      fullPage: true,
+    });
+  };
+  const lastRequest = async () =>
+    decodeURIComponent((await page.getByTestId('last-request').textContent()) ?? '');
+  /** Waits for the list to show the answer to a request whose URL contains `part`. */
+  const listShows = async (part: string) => {
+    await expect.poll(lastRequest).toContain(part);
+    await page.locator('table[aria-busy="false"]').waitFor();
+  };
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `${CHROMIUM} is missing: install Debian's Chromium (apt-get update && apt-get install -y chromium). The e2e test never downloads a browser.`,
+      );
+    if (!existsSync(join(adminDir, 'index.html')))
+      throw new Error(`${adminDir} is missing: run npm run build:admin (npm test does it first).`);
+    mkdirSync(shots, { recursive: true });
+    temp = mkdtempSync(join(tmpdir(), 'admin-e2e-'));
+    connection = connect(`sqlite:${join(temp, 'demo.db')}`);
+    await createSchema(connection);
+    await seedDemo(connection);
+    app = await buildService({ config: { resources, endpoints, adminDir }, connection });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no port');
+    base = `http://127.0.0.1:${address.port}`;
+
+    context = await chromium.launchPersistentContext(join(temp, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      viewport: { width: 1280, height: 860 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(10_000);
+    page.on('console', (message) => {
+      if (message.type() !== 'error') return;
+      if (expected422 > 0 && /status of 422/.test(message.text())) {
+        expected422 -= 1;
+        return;
+      }
+      problems.push(`console: ${message.text()} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await app?.close();
+    await connection?.db.destroy();
+    if (temp) rmSync(temp, { recursive: true, force: true });
+  });
+
+  it('lists, sorts, filters, pages, shows and edits users, built from the schema alone', async () => {
+    // 1. The index, then the users' table.
+    await page.goto(`${base}/admin/`);
+    await page.getByRole('navigation', { name: 'Resources' }).getByRole('link', { name: 'Users' }).click();
+    const all = await api<Page1<User>>('/api/users');
+    await expect
+      .poll(() => page.getByTestId('page-info').textContent())
+      .toBe(`Page 1 of ${all.last_page} · ${all.total} records`);
+    await expect.poll(() => page.getByTestId('record-row').count()).toBe(15);
+    const headers = await page.getByRole('columnheader').allTextContents();
+    expect(headers.map((text) => text.replace(/ [↕▲▼]$/, ''))).toEqual([
+      'ID',
+      'Name',
+      'Email',
+      'Status',
+      'Score',
+      'Admin',
+      'Birthday',
+      'Joined',
+      'Actions',
+    ]);
+    // A badge cell, colored from formatOptions.colorMap.
+    const firstStatus = all.data[0]?.status ?? '';
+    const badge = page.getByTestId('record-row').first().locator('td[data-column="status"] .badge');
+    await expect
+      .poll(() => badge.getAttribute('class'))
+      .toContain(
+        { active: 'badge-green', inactive: 'badge-gray', banned: 'badge-red' }[firstStatus] ?? 'badge-gray',
+      );
+    if (docsShots) await page.screenshot({ path: resolve(root, 'docs/admin-table.png') });
+    await screenshot('users');
+
+    // 2. Sort by score: ascending, then descending.
+    const scoreHeader = page.getByRole('button', { name: /^Score/ });
+    await scoreHeader.click();
+    await listShows('sort=score');
+    await scoreHeader.click();
+    await listShows('sort=-score');
+    const top = await api<Page1<User>>('/api/users?sort=-score');
+    await expect
+      .poll(() => page.getByTestId('record-row').first().locator('td[data-column="score"]').textContent())
+      .toBe(String(top.data[0]?.score));
+    expect(await page.getByRole('columnheader', { name: /Score/ }).getAttribute('aria-sort')).toBe(
+      'descending',
+    );
+    await screenshot('sorted');
+
+    // 3. Two conditions: status = active AND score >= 50.
+    await page.getByRole('button', { name: 'Filters' }).click();
+    const panel = page.getByTestId('filter-panel');
+    await panel.getByRole('button', { name: 'Add condition' }).click();
+    await panel.getByRole('button', { name: 'Add condition' }).click();
+    const [first, second] = [panel.getByTestId('condition').nth(0), panel.getByTestId('condition').nth(1)];
+    await first.getByLabel('Filter').selectOption('status');
+    await first.getByLabel('Operator').selectOption('eq');
+    await first.getByLabel('Value').selectOption('active');
+    await second.getByLabel('Filter').selectOption('score');
+    await second.getByLabel('Operator').selectOption('gte');
+    await second.getByLabel('Value').fill('50');
+    await panel.getByRole('button', { name: 'Apply filters' }).click();
+    const query = 'filter[status]=active&filter[score][gte]=50&sort=-score';
+    await listShows(query);
+    expect(await lastRequest()).toBe(`/api/users?${query}`);
+    const filtered = await api<Page1<User>>(`/api/users?${query}`);
+    expect(filtered.last_page).toBeGreaterThan(1);
+    await expect
+      .poll(() => page.getByTestId('page-info').textContent())
+      .toBe(`Page 1 of ${filtered.last_page} · ${filtered.total} records`);
+    const statuses = await page.locator('td[data-column="status"]').allTextContents();
+    expect(new Set(statuses)).toEqual(new Set(['active']));
+    await screenshot('filtered');
+
+    // 4. The next page.
+    await page.getByRole('button', { name: 'Next' }).click();
+    await listShows(`${query}&page=2`);
+    await expect
+      .poll(() => page.getByTestId('page-info').textContent())
+      .toBe(`Page 2 of ${filtered.last_page} · ${filtered.total} records`);
+    const second2 = await api<Page1<User>>(`/api/users?${query}&page=2`);
+    const user = second2.data[0];
+    if (!user) throw new Error('page 2 is empty');
+    await expect
+      .poll(() => page.getByTestId('record-row').first().locator('td[data-column="name"]').textContent())
+      .toBe(user.name);
+    await screenshot('page-2');
+
+    // 5. The record's detail.
+    await page.getByTestId('record-row').first().getByRole('link', { name: 'View' }).click();
+    await expect.poll(() => page.getByTestId('detail-email').textContent()).toBe(user.email);
+    expect(await page.getByTestId('detail-name').textContent()).toBe(user.name);
+    expect(page.url()).toBe(`${base}/admin/#/users/${user.id}`);
+    await screenshot('detail');
+
+    // 6. The form: visibleWhen follows the edited status, live.
+    await page.getByTestId('detail').getByRole('link', { name: 'Edit' }).click();
+    const status = page.getByLabel('Status');
+    const score = page.getByTestId('field-score');
+    await score.waitFor();
+    expect(await page.getByLabel('Score').inputValue()).toBe(String(user.score));
+    expect(await page.getByLabel('Email').inputValue()).toBe(user.email);
+    await status.selectOption({ label: 'Banned' });
+    await score.waitFor({ state: 'detached' });
+    expect(await page.getByTestId('field-balance').count()).toBe(0);
+    await screenshot('banned-hides-score');
+    await status.selectOption({ label: 'Active' });
+    await score.waitFor();
+    expect(await page.getByTestId('field-balance').count()).toBe(1);
+    await screenshot('active-shows-score');
+
+    // 7. An invalid email: the 422 message next to the email input.
+    const email = page.getByLabel('Email');
+    await email.fill('not-an-email');
+    expected422 = 1;
+    const patched = page.waitForRequest((request) => request.method() === 'PATCH');
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect((await patched).postDataJSON()).toEqual({ email: 'not-an-email' }); // only the changed field
+    const emailError = page.getByTestId('field-email').getByTestId('error-email');
+    await expect.poll(() => emailError.textContent()).toBe('The email field must be a valid email address.');
+    expect(await email.getAttribute('aria-invalid')).toBe('true');
+    expect(await email.getAttribute('aria-describedby')).toBe('input-email-error');
+    await screenshot('email-error');
+
+    // 8. Fixed and saved; after a reload the form shows the stored value.
+    const newEmail = `edited.${user.id}@example.org`;
+    await email.fill(newEmail);
+    await page.getByLabel('Score').fill('77');
+    const saved = page.waitForRequest((request) => request.method() === 'PATCH');
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect((await saved).postDataJSON()).toEqual({ email: newEmail, score: 77 });
+    await expect.poll(() => page.getByTestId('form-success').textContent()).toBe('Saved.');
+    expect(await page.getByTestId('error-email').count()).toBe(0);
+    if (docsShots) await page.screenshot({ path: resolve(root, 'docs/admin-form.png') });
+    await screenshot('saved');
+    await page.reload();
+    await expect.poll(() => page.getByLabel('Email').inputValue()).toBe(newEmail);
+    expect(await page.getByLabel('Score').inputValue()).toBe('77');
+    const stored = await api<Page1<User>>(`/api/users?filter[id]=${user.id}`);
+    expect(stored.data[0]).toMatchObject({ email: newEmail, score: 77 });
+    await screenshot('reloaded');
+
+    expect(expected422).toBe(0);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('applies show deleted, search and tabs, and finds records outside a default filter', async () => {
+    const pageInfo = () => page.getByTestId('page-info').textContent();
+    const totalOf = async (query: string) => (await api<Page1<User>>(`/api/users?${query}`)).total;
+    await page.goto(`${base}/admin/#/users`);
+    await expect.poll(pageInfo).toContain(`· ${await totalOf('')} records`);
+
+    await page.getByLabel('Show deleted').check();
+    await listShows('filter[trashed]=true');
+    const withTrashed = await totalOf('filter[trashed]=true');
+    expect(withTrashed).toBeGreaterThan(await totalOf(''));
+    await expect.poll(pageInfo).toContain(`· ${withTrashed} records`);
+    await page.getByLabel('Show deleted').uncheck();
+
+    await page.getByRole('searchbox', { name: 'Search' }).fill('garcia');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await listShows('search=garcia');
+    await expect.poll(pageInfo).toContain(`· ${await totalOf('search=garcia')} records`);
+
+    await page.getByRole('button', { name: 'Banned' }).click();
+    await listShows('filter[status]=banned&search=garcia');
+    expect(await lastRequest()).toBe('/api/users?filter[status]=banned&search=garcia');
+    await expect
+      .poll(pageInfo)
+      .toContain(`· ${await totalOf('filter[status]=banned&search=garcia')} records`);
+    expect(new Set(await page.locator('td[data-column="status"]').allTextContents())).toEqual(
+      new Set(['banned']),
+    );
+    await screenshot('banned-tab-search');
+
+    // posts: the default filter status=published; the Drafts tab replaces it, and a draft opens.
+    await page.getByRole('navigation', { name: 'Resources' }).getByRole('link', { name: 'Posts' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 2 }).textContent()).toBe('Posts');
+    await page.getByRole('button', { name: 'Drafts' }).click();
+    await listShows('filter[status]=draft');
+    expect(new Set(await page.locator('td[data-column="status"]').allTextContents())).toEqual(
+      new Set(['draft']),
+    );
+    const title = await page
+      .getByTestId('record-row')
+      .first()
+      .locator('td[data-column="title"]')
+      .textContent();
+    await page.getByTestId('record-row').first().getByRole('link', { name: 'View' }).click();
+    await expect.poll(() => page.getByTestId('detail-title').textContent()).toBe(title);
+    expect(await page.getByTestId('detail-status').textContent()).toBe('draft');
+    await screenshot('post-draft-detail');
+
+    expect(problems).toEqual([]);
+  }, 30_000);
+});
