@@ -55,6 +55,7 @@ async function main(): Promise<void> {
   const address = await app.listen({ port: Number(values.port), host: values.host });
   const shownUrl = url.replace(/\/\/[^@/]*@/, '//***@');
   console.log(`\nServing ${config.endpoints.length} endpoints on ${address} (database: ${shownUrl})`);
+  if (config.adminDir) console.log(`Admin UI: ${address}/admin/`);
   if (config.examples?.length) {
     console.log('Try:');
     for (const example of config.examples) console.log(`  curl -gs '${address}${example}'`);
