@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { dialects } from './support/databases.js';
 import { profiles, type UserRow, users } from './support/fixture.js';
-import { byIdDesc, expectedUsers, ids, lower, ms, utcDay, visibleUsers } from './support/oracle.js';
-import { type TestService, useService } from './support/service.js';
+import {
+  byIdDesc,
+  expectedUsers,
+  expectUsers,
+  ids,
+  lower,
+  ms,
+  utcDay,
+  visibleUsers,
+} from './support/oracle.js';
+import { useService } from './support/service.js';
 
 /** A query (without `per_page`) and the oracle deciding which visible users it matches. */
 type Case = [query: string, predicate: (user: UserRow) => boolean];
@@ -341,18 +350,6 @@ const nullCases: Case[] = [
     (u) => typeof u.settings?.language === 'string' && !has(u.settings.language, 'e'),
   ],
 ];
-
-async function expectUsers(
-  service: TestService,
-  query: string,
-  predicate: (user: UserRow) => boolean,
-): Promise<void> {
-  const res = await service.get(`/api/users?per_page=100&${query}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  const expected = expectedUsers(predicate);
-  expect(ids(res)).toEqual(expected);
-  expect(res.body.total).toBe(expected.length);
-}
 
 describe.each(dialects)('filters on %s', (dialect) => {
   const service = useService(dialect, 'filters');

@@ -12,7 +12,7 @@ import {
   userRoles,
   users,
 } from './support/fixture.js';
-import { byIdDesc, expectedUsers, ids, lower } from './support/oracle.js';
+import { byIdDesc, expectedUsers, expectUsers, ids, lower } from './support/oracle.js';
 import { type TestService, useService } from './support/service.js';
 
 type Case = [query: string, predicate: (user: UserRow) => boolean];
@@ -184,18 +184,6 @@ const customCases: Case[] = [
     (u) => u.email.endsWith('@test.io') || u.status === 'banned',
   ],
 ];
-
-async function expectUsers(
-  service: TestService,
-  query: string,
-  predicate: (user: UserRow) => boolean,
-): Promise<void> {
-  const res = await service.get(`/api/users?per_page=100&${query}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  const expected = expectedUsers(predicate);
-  expect(ids(res)).toEqual(expected);
-  expect(res.body.total).toBe(expected.length);
-}
 
 async function expect422(service: TestService, url: string, key: string): Promise<Record<string, string[]>> {
   const res = await service.get(url);

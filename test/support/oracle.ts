@@ -1,4 +1,6 @@
+import { expect } from 'vitest';
 import { type UserRow, users } from './fixture.js';
+import type { TestService } from './service.js';
 
 /** A list response as the tests read it. */
 export interface ListResponse {
@@ -34,3 +36,16 @@ export const utcDay = (iso: string): string => new Date(iso).toISOString().slice
 
 /** Case-insensitive (ASCII) substring tests, as the textual operators do them. */
 export const lower = (text: string): string => text.toLowerCase();
+
+/** GET `/api/users` with `query` and check the ids and total against the oracle. */
+export async function expectUsers(
+  service: TestService,
+  query: string,
+  predicate: (user: UserRow) => boolean,
+): Promise<void> {
+  const res = await service.get(`/api/users?per_page=100&${query}`);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const expected = expectedUsers(predicate);
+  expect(ids(res)).toEqual(expected);
+  expect(res.body.total).toBe(expected.length);
+}
