@@ -134,6 +134,9 @@ const jsonCases: Case[] = [
   ['filter[settings.level]=10', (u) => num(u, 'level') === 10],
   ['filter[settings.level][neq]=3', (u) => num(u, 'level') !== undefined && num(u, 'level') !== 3],
   ['filter[settings.level][in]=3,10', (u) => [3, 10].includes(num(u, 'level') ?? Number.NaN)],
+  // A mixed list compares as text with JSON strings only: the number 3 is not the string "3".
+  ['filter[settings.level][in]=high,3', (u) => text(u, 'level') === 'high'],
+  ['filter[settings.notifications.email][in]=true,maybe', () => false],
   ['filter[settings.level][between]=2,8', (u) => inRange(num(u, 'level'), 2, 8)],
   [
     'filter[settings.level][not_between]=2,8',

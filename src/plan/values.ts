@@ -106,6 +106,14 @@ export function jsonTypeOf(texts: readonly string[], allowBoolean: boolean): Jso
   return 'string';
 }
 
+/**
+ * Text that no JSON number or boolean renders as: equality with it can only match a JSON string, on
+ * every engine, so it needs no type test (a mixed list such as `in=5,abc` does).
+ */
+export function isPlainJsonText(value: Scalar): boolean {
+  return typeof value === 'string' && value !== 'true' && value !== 'false' && !decimalPattern.test(value);
+}
+
 export function coerceForJson(type: JsonValueType, text: string): Scalar {
   if (type === 'number') return Number(text);
   if (type === 'boolean') return text === 'true';
