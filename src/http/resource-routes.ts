@@ -9,6 +9,7 @@ import { rowReader } from '../respond/normalize.js';
 import { buildSchemaDocument } from '../schema/document.js';
 import { planUpdate, prepareInputs } from '../schema/update.js';
 import type { Connection } from '../sql/connect.js';
+import { visibleSelection } from '../sql/selection.js';
 
 /** Largest PATCH body, in bytes. */
 const BODY_LIMIT = 64 * 1024;
@@ -37,7 +38,7 @@ export function registerResourceRoutes(
   const findRecord = async (id: unknown): Promise<ResourceRecord | undefined> => {
     const row = await db
       .selectFrom(`${resource.table} as t0`)
-      .select(resource.visibleColumns.map((column) => `t0.${column.name}`))
+      .select(visibleSelection(resource, 't0'))
       .where((eb: DynamicExpressionBuilder) => {
         const parts: Expression<SqlBool>[] = [eb(`t0.${resource.primaryKey}`, '=', id)];
         if (resource.softDeleteColumn) parts.push(eb(`t0.${resource.softDeleteColumn}`, 'is', null));

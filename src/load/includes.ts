@@ -3,6 +3,7 @@ import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import { rowReader } from '../respond/normalize.js';
 import type { DynamicDb } from '../sql/dialect.js';
+import { visibleSelection } from '../sql/selection.js';
 
 /** Keys per `IN (…)`: under every engine's parameter limit (PostgreSQL 65535, SQLite 32766). */
 const KEYS_PER_QUERY = 5000;
@@ -68,9 +69,7 @@ function relatedRows(
   keys: unknown[],
 ): Promise<Record<string, unknown>[]> {
   const target = relation.target;
-  let query = db
-    .selectFrom(`${target.table} as r`)
-    .select(target.visibleColumns.map((column) => `r.${column.name}`));
+  let query = db.selectFrom(`${target.table} as r`).select(visibleSelection(target, 'r'));
   if (relation.pivot) {
     query = query
       .innerJoin(`${relation.pivot.table} as p`, `p.${relation.pivot.childKey}`, `r.${relation.childKey}`)

@@ -15,6 +15,7 @@ import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { RequestError } from '../respond/error-bag.js';
 import { type DynamicDb, escapeLike, type SqlDialect } from './dialect.js';
+import { visibleSelection } from './selection.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: rows of run-time tables.
 type DynamicSelect = SelectQueryBuilder<any, any, any>;
@@ -92,7 +93,7 @@ export class ListCompiler {
   }): DynamicSelect {
     const { resource, counts } = this.plan;
     const sort = options.reverse ? this.plan.sort.map(flip) : this.plan.sort;
-    let query = this.filtered().select(resource.visibleColumns.map((column) => `${BASE}.${column.name}`));
+    let query = this.filtered().select(visibleSelection(resource, BASE));
     for (const relation of counts)
       query = query.select((eb) =>
         this.relationFrom(eb, relation, BASE)
