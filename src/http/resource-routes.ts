@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { Expression, SqlBool } from 'kysely';
 import type { CompiledEndpoint } from '../plan/endpoint.js';
 import { coerceForColumn } from '../plan/values.js';
 import type { ResourceRecord } from '../resource/policy.js';
@@ -8,6 +7,7 @@ import { ErrorBag, RequestError } from '../respond/error-bag.js';
 import { rowReader } from '../respond/normalize.js';
 import { buildSchemaDocument } from '../schema/document.js';
 import { planUpdate, prepareInputs } from '../schema/update.js';
+import { endpointConditions } from '../sql/compile.js';
 import type { Connection } from '../sql/connect.js';
 import { visibleSelection } from '../sql/selection.js';
 
@@ -39,12 +39,9 @@ export function registerResourceRoutes(
     const row = await db
       .selectFrom(`${resource.table} as t0`)
       .select(visibleSelection(resource, 't0'))
-      .where((eb: DynamicExpressionBuilder) => {
-        const parts: Expression<SqlBool>[] = [eb(`t0.${resource.primaryKey}`, '=', id)];
-        if (resource.softDeleteColumn) parts.push(eb(`t0.${resource.softDeleteColumn}`, 'is', null));
-        if (policy.baseQuery) parts.push(policy.baseQuery({ eb, column: (name) => eb.ref(`t0.${name}`) }));
-        return eb.and(parts);
-      })
+      .where((eb: DynamicExpressionBuilder) =>
+        eb.and([eb(`t0.${resource.primaryKey}`, '=', id), ...endpointConditions(eb, resource, policy, 't0')]),
+      )
       .executeTakeFirst();
     return row ? read(row as Record<string, unknown>) : undefined;
   };

@@ -7,6 +7,8 @@ export function sortSignature(sort: readonly SortTerm[]): string {
   return sort.map((term) => `${term.direction === 'desc' ? '-' : ''}${term.column}`).join(',');
 }
 
+const MALFORMED = 'The cursor is malformed: use the next_cursor or prev_cursor of a previous response.';
+
 interface CursorPayload {
   s: string;
   d: 'next' | 'prev';
@@ -29,11 +31,11 @@ export function decodeCursor(text: string, sort: readonly SortTerm[]): Cursor | 
     if (!/^[A-Za-z0-9_-]+$/.test(text)) throw new Error('not base64url');
     payload = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
   } catch {
-    return 'The cursor is malformed: use the next_cursor or prev_cursor of a previous response.';
+    return MALFORMED;
   }
   const { s, d, v } = (payload ?? {}) as Partial<CursorPayload>;
   if (typeof s !== 'string' || (d !== 'next' && d !== 'prev') || !Array.isArray(v) || !v.every(isCursorValue))
-    return 'The cursor is malformed: use the next_cursor or prev_cursor of a previous response.';
+    return MALFORMED;
   if (s !== sortSignature(sort) || v.length !== sort.length)
     return `The cursor was made for another sort ("${s}"); this request sorts by "${sortSignature(sort)}".`;
   return { direction: d, values: v };
@@ -50,7 +52,7 @@ export function checkCursorValues(
   sort: readonly SortTerm[],
   resource: ResolvedResource,
 ): string | undefined {
-  const invalid = 'The cursor is malformed: use the next_cursor or prev_cursor of a previous response.';
+  const invalid = MALFORMED;
   for (const [i, term] of sort.entries()) {
     const value = cursor.values[i];
     const column = resource.columns.get(term.column);

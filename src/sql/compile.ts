@@ -39,6 +39,25 @@ const flip = (term: SortTerm): SortTerm => ({
   direction: term.direction === 'asc' ? 'desc' : 'asc',
 });
 
+/**
+ * What every query of an endpoint carries, whatever the client asked: soft-deleted rows hidden (unless
+ * `trashed`) and the endpoint's `baseQuery`. Lists and PATCH both use it, so a record PATCH can reach
+ * is one the list can show.
+ */
+export function endpointConditions(
+  eb: Eb,
+  resource: ResolvedResource,
+  policy: EndpointPolicy,
+  alias: string,
+  withTrashed = false,
+): Bool[] {
+  const parts: Bool[] = [];
+  if (resource.softDeleteColumn && !withTrashed)
+    parts.push(eb(`${alias}.${resource.softDeleteColumn}`, 'is', null));
+  if (policy.baseQuery) parts.push(policy.baseQuery({ eb, column: (name) => eb.ref(`${alias}.${name}`) }));
+  return parts;
+}
+
 /** The text patterns of the six textual operators, around the escaped value. */
 const likePatterns = {
   contains: (v: string) => `%${v}%`,
@@ -69,11 +88,7 @@ export class ListCompiler {
   private where(eb: Eb): Bool {
     const { resource, withTrashed } = this.plan;
     const parts: Bool[] = this.plan.where.map((node) => this.node(eb, node, resource, BASE));
-    if (resource.softDeleteColumn && !withTrashed)
-      parts.push(eb(`${BASE}.${resource.softDeleteColumn}`, 'is', null));
-    if (this.policy.baseQuery)
-      parts.push(this.policy.baseQuery({ eb, column: (name) => eb.ref(`${BASE}.${name}`) }));
-    return eb.and(parts);
+    return eb.and([...parts, ...endpointConditions(eb, resource, this.policy, BASE, withTrashed)]);
   }
 
   /** `count(*)` over the filtered rows, without ORDER BY. */
