@@ -9,8 +9,8 @@ import { compileEndpoint } from '../src/plan/endpoint.js';
 import { parseListQuery } from '../src/request/parse.js';
 import { resolveResources } from '../src/resource/registry.js';
 import { ErrorBag } from '../src/respond/error-bag.js';
-import { ListCompiler } from '../src/sql/compile.js';
 import { connect } from '../src/sql/connect.js';
+import { PreparedQueries } from '../src/sql/prepared.js';
 import config from './bench-config.js';
 import { benchQueries } from './queries.js';
 
@@ -27,10 +27,10 @@ for (const id of ['Q2', 'Q3', 'Q6'] as const) {
   const query = benchQueries[id].split('?')[1] ?? '';
   const plan = authorize(parseListQuery(query, endpoint.limits, errors), endpoint, errors);
   if (!plan) throw new Error(JSON.stringify(errors.toEnvelope()));
-  const compiler = new ListCompiler(db, dialect, plan, endpoint.policy);
+  const queries = new PreparedQueries(db, dialect, endpoint.policy);
   for (const [name, compiled] of [
-    ['count', compiler.countQuery().compile()],
-    ['page', compiler.rowsQuery({ limit: 15, offset: 0 }).compile()],
+    ['count', queries.count(plan)],
+    ['page', queries.rows(plan, { limit: 15, offset: 0 })],
   ] as const) {
     console.log(
       `\n### ${id} ${name}\n\n\`\`\`sql\n${compiled.sql}\n-- parameters: ${JSON.stringify(compiled.parameters)}\n\`\`\`\n`,

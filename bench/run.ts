@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --users 100000 --duration 5 --rounds 2 --connections 10]
+ * npm run bench [-- --users 100000 --duration 5 --rounds 2 --connections 10 --queries Q8,Q9 --no-stages]
  *
  * The service against a hand-written node:http + pg baseline on the same PostgreSQL data, for the nine
  * queries of bench/queries.ts: first both must return the same ids in the same order, then each query
@@ -20,6 +20,9 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '2' },
     connections: { type: 'string', default: '10' },
+    /** A comma-separated subset of Q1–Q9 to load (the id check still covers all nine). */
+    queries: { type: 'string', default: Object.keys(benchQueries).join(',') },
+    'no-stages': { type: 'boolean', default: false },
   },
 });
 const here = dirname(fileURLToPath(import.meta.url));
@@ -101,7 +104,11 @@ async function main(): Promise<void> {
 
     const seconds = Number(values.duration);
     const rows: string[] = [];
+    const chosen = values.queries.split(',').map((id) => id.trim());
+    for (const id of chosen)
+      if (!(id in benchQueries)) throw new Error(`--queries: unknown query "${id}" (Q1–Q9)`);
     for (const [id, path] of Object.entries(benchQueries) as [keyof typeof benchQueries, string][]) {
+      if (!chosen.includes(id)) continue;
       await load(SERVICE, path, 1);
       await load(BASELINE, path, 1);
       const svc: Sample[] = [];
@@ -134,6 +141,7 @@ async function main(): Promise<void> {
     service.kill('SIGTERM');
     baseline.kill('SIGTERM');
   }
+  if (values['no-stages']) return;
   console.log('');
   measureStages();
 }

@@ -4,30 +4,45 @@ import { compileEndpoint } from '../src/plan/endpoint.js';
 import { parseListQuery } from '../src/request/parse.js';
 import { resolveResources } from '../src/resource/registry.js';
 import { ErrorBag } from '../src/respond/error-bag.js';
-import { ListCompiler } from '../src/sql/compile.js';
 import { connect } from '../src/sql/connect.js';
+import { postgres } from '../src/sql/dialects/postgres.js';
+import { PreparedQueries } from '../src/sql/prepared.js';
 import config from './bench-config.js';
 
 /**
- * The pure stages for a Q2-like request: parse → authorize → compile both SQL statements (count and
- * page) to text. No database is queried (a PostgreSQL Kysely instance only compiles).
+ * The pure stages for a Q2-like request: parse → authorize → both SQL statements (count and page) with
+ * their parameters, measured twice: with every request's shape compiled anew (`cold`, the first request
+ * of a shape) and with the endpoint's prepared shapes (every later request of that shape). No database
+ * is queried (a PostgreSQL Kysely instance only compiles).
  */
 export function measureStages(iterations = 20_000): void {
+  const { db } = connect('postgres://postgres@127.0.0.1:5432/postgres');
+  const cold = stagesOf(db, 0, iterations);
+  const prepared = stagesOf(db, undefined, iterations);
+  console.log(
+    `pure stages (parse → authorize → count + page SQL) for Q2, median µs per request (5 rounds of ${iterations / 5}; budget 50 µs): ${cold.toFixed(1)} compiled per request, ${prepared.toFixed(1)} with the prepared shape`,
+  );
+  void db.destroy();
+}
+
+function stagesOf(
+  db: ReturnType<typeof connect>['db'],
+  maxShapes: number | undefined,
+  iterations: number,
+): number {
   const query = 'filter[status]=active&filter[score][gte]=80&filter[name][contains]=ann&page=2';
   const endpoint = compileEndpoint(
     config.endpoints[0] as (typeof config.endpoints)[0],
     resolveResources(resources),
     undefined,
   );
-  const { db, dialect } = connect('postgres://postgres@127.0.0.1:5432/postgres');
+  const queries = new PreparedQueries(db, postgres, endpoint.policy, maxShapes);
   const once = () => {
     const errors = new ErrorBag();
     const plan = authorize(parseListQuery(query, endpoint.limits, errors), endpoint, errors);
     if (!plan) throw new Error(JSON.stringify(errors.toEnvelope()));
-    const compiler = new ListCompiler(db, dialect, plan, endpoint.policy);
     return (
-      compiler.countQuery().compile().sql.length +
-      compiler.rowsQuery({ limit: 15, offset: 15 }).compile().sql.length
+      queries.count(plan).parameters.length + queries.rows(plan, { limit: 15, offset: 15 }).parameters.length
     );
   };
   for (let i = 0; i < 2000; i++) once();
@@ -38,10 +53,7 @@ export function measureStages(iterations = 20_000): void {
     samples.push(Number(process.hrtime.bigint() - started) / 1000 / (iterations / 5));
   }
   samples.sort((a, b) => a - b);
-  console.log(
-    `pure stages (parse → authorize → compile count + page SQL) for Q2: median ${samples[2]?.toFixed(1)} µs per request (5 rounds of ${iterations / 5}; budget 50 µs)`,
-  );
-  void db.destroy();
+  return samples[2] as number;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) measureStages();

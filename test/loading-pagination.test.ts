@@ -1,7 +1,7 @@
-import type { KyselyPlugin } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
 import { buildService } from '../src/http/server.js';
+import type { Connection } from '../src/sql/connect.js';
 import { dialects } from './support/databases.js';
 import {
   comments,
@@ -21,17 +21,17 @@ const visibleUsers = users.filter((u) => u.deleted_at === null);
 const byIdDesc = (a: { id: number }, b: { id: number }) => b.id - a.id;
 const liveposts = posts.filter((p) => p.deleted_at === null);
 
-/** Counts the SQL statements a service sends, through a Kysely plugin. */
-function counter(): { plugin: KyselyPlugin; sql: string[] } {
+/** Counts the SQL statements a service runs: a connection whose `run` records each statement. */
+function counter(conn: Connection): { connection: Connection; sql: string[] } {
   const sql: string[] = [];
   return {
     sql,
-    plugin: {
-      transformQuery: (args) => {
-        sql.push(args.node.kind);
-        return args.node;
+    connection: {
+      ...conn,
+      run: (statement) => {
+        sql.push(statement.sql);
+        return conn.run(statement);
       },
-      transformResult: async (args) => args.result,
     },
   };
 }
@@ -41,10 +41,10 @@ function counter(): { plugin: KyselyPlugin; sql: string[] } {
  * the number of SQL statements it took.
  */
 async function countedGet(svc: TestService, url: string): Promise<{ data: Rec[]; statements: number }> {
-  const count = counter();
+  const count = counter(svc.conn);
   const app = await buildService({
     config: { resources, endpoints: testEndpoints },
-    connection: { db: svc.conn.db.withPlugin(count.plugin), dialect: svc.conn.dialect },
+    connection: count.connection,
   });
   const res = await app.inject({ url });
   await app.close();
@@ -131,10 +131,10 @@ for (const dialect of dialects) {
     const svc = useService(dialect, 'modes');
 
     it('simple pagination runs no count query and detects the next page with one extra row', async () => {
-      const count = counter();
+      const count = counter(svc.conn);
       const app = await buildService({
         config: { resources, endpoints: testEndpoints },
-        connection: { db: svc.conn.db.withPlugin(count.plugin), dialect: svc.conn.dialect },
+        connection: count.connection,
       });
       const first = (await app.inject({ url: '/api/users-loaded?pagination=simple&per_page=3' })).json();
       expect(count.sql).toHaveLength(1);

@@ -11,10 +11,9 @@ import { ErrorBag, RequestError } from '../respond/error-bag.js';
 import { lengthAwarePage } from '../respond/length-aware.js';
 import { rowReader } from '../respond/normalize.js';
 import { cursorPage, simplePage } from '../respond/simple-and-cursor.js';
-import { ListCompiler } from '../sql/compile.js';
 import type { Connection } from '../sql/connect.js';
-
-type Row = Record<string, unknown>;
+import type { Row } from '../sql/dialect.js';
+import { PreparedQueries } from '../sql/prepared.js';
 
 /** Rows fetched per query when all=true streams an unlimited result. */
 const STREAM_BATCH = 1000;
@@ -32,6 +31,8 @@ export function listRoute(
   urlOf: (request: FastifyRequest) => string,
 ) {
   const read = rowReader(endpoint.resource);
+  const queries = new PreparedQueries(connection.db, connection.dialect, endpoint.policy);
+  const { run } = connection;
   const transform = endpoint.policy.response ?? ((record: ResourceRecord): unknown => record);
 
   /** Rows → records with counts and includes, then through the transformer. */
@@ -44,7 +45,7 @@ export function listRoute(
       }
       return record;
     });
-    if (plan.includes.length > 0) await loadIncludes(connection.db, plan.includes, records);
+    if (plan.includes.length > 0) await loadIncludes(connection, plan.includes, records);
     return records.map(transform);
   }
 
@@ -56,25 +57,24 @@ export function listRoute(
     const errors = new ErrorBag();
     const plan = authorize(parseListQuery(rawQuery, endpoint.limits, errors), endpoint, errors);
     if (!plan) return reply.status(422).send(errors.toEnvelope());
-    const compiler = new ListCompiler(connection.db, connection.dialect, plan, endpoint.policy);
     const path = urlOf(request);
     const mode: PageMode = plan.mode;
 
     switch (mode.kind) {
       case 'length-aware': {
         const offset = (mode.page - 1) * mode.perPage;
-        const [countRow, rows] = await Promise.all([
-          compiler.countQuery().executeTakeFirst(),
-          compiler.rowsQuery({ limit: mode.perPage, offset }).execute(),
+        const [countRows, rows] = await Promise.all([
+          run(queries.count(plan)),
+          run(queries.rows(plan, { limit: mode.perPage, offset })),
         ]);
-        const total = Number((countRow as { total: unknown } | undefined)?.total ?? 0);
+        const total = Number(countRows[0]?.total ?? 0);
         return lengthAwarePage(await shape(plan, rows), { ...mode, total, path, rawQuery });
       }
       case 'simple': {
         // One row more than the page tells whether a next page exists, without counting.
-        const rows = await compiler
-          .rowsQuery({ limit: mode.perPage + 1, offset: (mode.page - 1) * mode.perPage })
-          .execute();
+        const rows = await run(
+          queries.rows(plan, { limit: mode.perPage + 1, offset: (mode.page - 1) * mode.perPage }),
+        );
         const hasMore = rows.length > mode.perPage;
         return simplePage(await shape(plan, rows.slice(0, mode.perPage)), {
           ...mode,
@@ -85,9 +85,9 @@ export function listRoute(
       }
       case 'cursor': {
         const backwards = mode.cursor?.direction === 'prev';
-        const fetched = await compiler
-          .rowsQuery({ limit: mode.perPage + 1, after: mode.cursor?.values, reverse: backwards })
-          .execute();
+        const fetched = await run(
+          queries.rows(plan, { limit: mode.perPage + 1, after: mode.cursor?.values, reverse: backwards }),
+        );
         const hasMore = fetched.length > mode.perPage;
         const rows = fetched.slice(0, mode.perPage);
         if (backwards) rows.reverse();
@@ -103,17 +103,17 @@ export function listRoute(
       }
       case 'all': {
         if (mode.max !== 'unlimited') {
-          const countRow = await compiler.countQuery().executeTakeFirst();
-          const total = Number((countRow as { total: unknown } | undefined)?.total ?? 0);
+          const countRows = await run(queries.count(plan));
+          const total = Number(countRows[0]?.total ?? 0);
           if (total > mode.max)
             throw RequestError.single(
               422,
               'all',
               `The total of ${total} records exceeds the maximum of ${mode.max} allowed for all=true.`,
             );
-          return shape(plan, await compiler.rowsQuery({}).execute());
+          return shape(plan, await run(queries.rows(plan, {})));
         }
-        return reply.type('application/json; charset=utf-8').send(Readable.from(streamAll(plan, compiler)));
+        return reply.type('application/json; charset=utf-8').send(Readable.from(streamAll(plan)));
       }
     }
   };
@@ -122,12 +122,12 @@ export function listRoute(
    * Every record as one JSON array, fetched in keyset batches: memory stays flat whatever the row
    * count, no connection is held between batches, and includes load per batch on every engine.
    */
-  async function* streamAll(plan: ListPlan, compiler: ListCompiler): AsyncGenerator<string> {
+  async function* streamAll(plan: ListPlan): AsyncGenerator<string> {
     yield '[';
     let after: CursorValue[] | undefined;
     let first = true;
     for (;;) {
-      const rows = await compiler.rowsQuery({ limit: STREAM_BATCH, after }).execute();
+      const rows = await run(queries.rows(plan, { limit: STREAM_BATCH, after }));
       if (rows.length === 0) break;
       const items = await shape(plan, rows);
       const body = items.map((item) => JSON.stringify(item)).join(',');

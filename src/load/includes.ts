@@ -2,7 +2,8 @@ import type { IncludeNode } from '../plan/list-plan.js';
 import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import { rowReader } from '../respond/normalize.js';
-import type { DynamicDb } from '../sql/dialect.js';
+import type { Connection } from '../sql/connect.js';
+import type { Row } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
 
 /** Keys per `IN (…)`: under every engine's parameter limit (PostgreSQL 65535, SQLite 32766). */
@@ -18,7 +19,7 @@ const toMany = (relation: ResolvedRelation) =>
  * out. To-many relations become arrays (empty when none), to-one relations an object or null.
  */
 export async function loadIncludes(
-  db: DynamicDb,
+  connection: Connection,
   nodes: readonly IncludeNode[],
   parents: readonly ResourceRecord[],
 ): Promise<void> {
@@ -35,7 +36,7 @@ export async function loadIncludes(
     const loaded: ResourceRecord[] = [];
     const read = readerFor(relation.target);
     for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
-      const rows = await relatedRows(db, relation, keys.slice(i, i + KEYS_PER_QUERY));
+      const rows = await relatedRows(connection, relation, keys.slice(i, i + KEYS_PER_QUERY));
       for (const row of rows) {
         const record = read(row);
         const key = String(row[LINK]);
@@ -49,7 +50,7 @@ export async function loadIncludes(
       const related = byParent.get(String(parent[relation.parentKey])) ?? [];
       parent[relation.name] = toMany(relation) ? related : (related[0] ?? null);
     }
-    if (node.children.length > 0) await loadIncludes(db, node.children, loaded);
+    if (node.children.length > 0) await loadIncludes(connection, node.children, loaded);
   }
 }
 
@@ -63,13 +64,9 @@ function readerFor(resource: ResolvedResource): ReturnType<typeof rowReader> {
   return read;
 }
 
-function relatedRows(
-  db: DynamicDb,
-  relation: ResolvedRelation,
-  keys: unknown[],
-): Promise<Record<string, unknown>[]> {
+function relatedRows(connection: Connection, relation: ResolvedRelation, keys: unknown[]): Promise<Row[]> {
   const target = relation.target;
-  let query = db.selectFrom(`${target.table} as r`).select(visibleSelection(target, 'r'));
+  let query = connection.db.selectFrom(`${target.table} as r`).select(visibleSelection(target, 'r'));
   if (relation.pivot) {
     query = query
       .innerJoin(`${relation.pivot.table} as p`, `p.${relation.pivot.childKey}`, `r.${relation.childKey}`)
@@ -79,5 +76,5 @@ function relatedRows(
     query = query.select(`r.${relation.childKey} as ${LINK}`).where(`r.${relation.childKey}`, 'in', keys);
   }
   if (target.softDeleteColumn) query = query.where(`r.${target.softDeleteColumn}`, 'is', null);
-  return query.orderBy(`r.${target.primaryKey}`).execute() as Promise<Record<string, unknown>[]>;
+  return connection.run(query.orderBy(`r.${target.primaryKey}`).compile());
 }

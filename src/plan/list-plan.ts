@@ -8,13 +8,28 @@ export type Scalar = string | number | boolean;
 /** How a value inside a JSON column is compared: chosen from the client's value, never guessed by SQL. */
 export type JsonValueType = 'string' | 'number' | 'boolean';
 
-export type Condition = ConditionBody & {
+/**
+ * How a plan holds the client's values: `authorize` makes plans with the values themselves; the SQL
+ * compiler sees plans whose values are replaced by slots (src/sql/prepared.ts), so one compiled shape
+ * serves every request that differs only in its values.
+ */
+export interface PlanValues {
+  readonly scalar: unknown;
+  readonly text: unknown;
+}
+/** The plan `authorize` makes: coerced client values. */
+export interface ClientValues extends PlanValues {
+  readonly scalar: Scalar;
+  readonly text: string;
+}
+
+export type Condition<V extends PlanValues = ClientValues> = ConditionBody<V> & {
   /** Inside a JSON column: how this condition's values compare. */
   readonly jsonType?: JsonValueType;
 };
 
-type ConditionBody =
-  | { readonly op: 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte'; readonly value: Scalar }
+type ConditionBody<V extends PlanValues> =
+  | { readonly op: 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte'; readonly value: V['scalar'] }
   | {
       readonly op:
         | 'contains'
@@ -23,15 +38,15 @@ type ConditionBody =
         | 'not_starts_with'
         | 'ends_with'
         | 'not_ends_with';
-      readonly value: string;
+      readonly value: V['text'];
     }
   /** `negate` is set by the value `false`/`0`. */
   | { readonly op: 'is_null'; readonly negate: boolean }
   | { readonly op: 'is_empty'; readonly negate: boolean }
-  | { readonly op: 'in' | 'not_in'; readonly value: readonly Scalar[] }
-  | { readonly op: 'between' | 'not_between'; readonly value: readonly [Scalar, Scalar] }
+  | { readonly op: 'in' | 'not_in'; readonly value: readonly V['scalar'][] }
+  | { readonly op: 'between' | 'not_between'; readonly value: readonly [V['scalar'], V['scalar']] }
   /** `date_eq`, `date_between` and `year` become a half-open range `from <= x < to` (no `to` past 9999). */
-  | { readonly op: 'range'; readonly from: Scalar; readonly to?: Scalar };
+  | { readonly op: 'range'; readonly from: V['scalar']; readonly to?: V['scalar'] };
 
 /** What a filter names: a column of the base table, or one reached through relations, maybe inside JSON. */
 export interface FieldTarget {
@@ -43,10 +58,10 @@ export interface FieldTarget {
   readonly jsonPath?: readonly string[];
 }
 
-export type FilterNode =
-  | { readonly kind: 'and' | 'or'; readonly children: readonly FilterNode[] }
+export type FilterNode<V extends PlanValues = ClientValues> =
+  | { readonly kind: 'and' | 'or'; readonly children: readonly FilterNode<V>[] }
   /** Several conditions on one filter name: AND-ed, on the same related record for relation filters. */
-  | { readonly kind: 'field'; readonly target: FieldTarget; readonly conditions: readonly Condition[] }
+  | { readonly kind: 'field'; readonly target: FieldTarget; readonly conditions: readonly Condition<V>[] }
   | { readonly kind: 'scope'; readonly scope: ScopeCallback; readonly value: boolean }
   | {
       readonly kind: 'custom';
@@ -80,16 +95,20 @@ export type PageMode =
   | { readonly kind: 'cursor'; readonly perPage: number; readonly cursor: Cursor | undefined }
   | { readonly kind: 'all'; readonly max: number | 'unlimited' };
 
-/** The authorized request: the only input of `compile`. */
-export interface ListPlan {
+/** What the SQL of a list depends on: the plan without its pagination and includes. */
+export interface QueryShape<V extends PlanValues = ClientValues> {
   readonly resource: ResolvedResource;
   /** AND of these. */
-  readonly where: readonly FilterNode[];
+  readonly where: readonly FilterNode<V>[];
   /** The `trashed` filter: soft-deleted rows are included. */
   readonly withTrashed: boolean;
   readonly sort: readonly SortTerm[];
-  readonly mode: PageMode;
-  readonly includes: readonly IncludeNode[];
   /** Relations whose record counts are added as `<relation>_count`. */
   readonly counts: readonly ResolvedRelation[];
+}
+
+/** The authorized request: the only input of the SQL stage. */
+export interface ListPlan extends QueryShape {
+  readonly mode: PageMode;
+  readonly includes: readonly IncludeNode[];
 }

@@ -4,23 +4,24 @@ import type {
   CursorValue,
   FieldTarget,
   FilterNode,
-  ListPlan,
+  QueryShape,
   Scalar,
   SortTerm,
 } from '../plan/list-plan.js';
-import { isPlainJsonText } from '../plan/values.js';
 import { FilterValueError } from '../resource/filter-value-error.js';
 import type { EndpointPolicy } from '../resource/policy.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { RequestError } from '../respond/error-bag.js';
 import { type DynamicDb, escapeLike, type SqlDialect } from './dialect.js';
+import { Param, type Slot, type SlotRowsOptions, type SlotValues } from './prepared.js';
 import { visibleSelection } from './selection.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: rows of run-time tables.
 type DynamicSelect = SelectQueryBuilder<any, any, any>;
 type Eb = DynamicExpressionBuilder;
 type Bool = Expression<SqlBool>;
+type SlotCondition = Condition<SlotValues>;
 
 const BASE = 't0';
 
@@ -28,10 +29,15 @@ const BASE = 't0';
  * Equality with text no JSON number or boolean renders as can only match a JSON string's text, so it
  * skips the type test (one path lookup instead of two: the JSON filter of the benchmark, Q6).
  */
-function plainEquality(condition: Condition): boolean {
-  if (condition.op === 'eq') return isPlainJsonText(condition.value);
-  if (condition.op === 'in') return condition.value.every(isPlainJsonText);
+function plainEquality(condition: SlotCondition): boolean {
+  if (condition.op === 'eq') return condition.value.cls === 'plain-text';
+  if (condition.op === 'in') return condition.value.every((slot) => slot.cls === 'plain-text');
   return false;
+}
+
+/** A client value as a bound parameter: `bind` turns it into what the database compares. */
+function param<T>(slot: Slot<T>, bind: (value: T) => unknown = (value) => value): Param {
+  return new Param(slot.index, bind as (value: never) => unknown);
 }
 
 const flip = (term: SortTerm): SortTerm => ({
@@ -66,8 +72,9 @@ const likePatterns = {
 } as const;
 
 /**
- * ListPlan × dialect → Kysely queries. Every value is bound; every identifier comes from resource
- * definitions. A compiler is made per request: it numbers the table aliases of sub-queries.
+ * Query shape × dialect → Kysely queries. The compiler never sees a client value: each is a slot, bound
+ * as a parameter (src/sql/prepared.ts); every identifier comes from resource definitions. A compiler is
+ * made per compilation: it numbers the table aliases of sub-queries.
  */
 export class ListCompiler {
   private aliases = 0;
@@ -75,7 +82,7 @@ export class ListCompiler {
   constructor(
     private readonly db: DynamicDb,
     private readonly dialect: SqlDialect,
-    private readonly plan: ListPlan,
+    private readonly plan: QueryShape<SlotValues>,
     private readonly policy: EndpointPolicy,
   ) {}
 
@@ -100,12 +107,7 @@ export class ListCompiler {
    * The records in the plan's order (reversed for a backwards cursor), with the requested counts;
    * `after` continues past a record's stored sort values (keyset pagination).
    */
-  rowsQuery(options: {
-    limit?: number;
-    offset?: number;
-    after?: readonly CursorValue[];
-    reverse?: boolean;
-  }): DynamicSelect {
+  rowsQuery(options: SlotRowsOptions): DynamicSelect {
     const { resource, counts } = this.plan;
     const sort = options.reverse ? this.plan.sort.map(flip) : this.plan.sort;
     let query = this.filtered().select(visibleSelection(resource, BASE));
@@ -126,7 +128,7 @@ export class ListCompiler {
       });
     }
     if (options.limit !== undefined) query = query.limit(options.limit);
-    if (options.offset) query = query.offset(options.offset);
+    if (options.offset) query = query.offset(sql<number>`${param(options.offset)}`);
     return query;
   }
 
@@ -136,13 +138,17 @@ export class ListCompiler {
    * The primary key is never NULL, so its term is a plain range an index serves (`id < :id`); an
    * ascending term also gets the redundant bound `c >= :c` for the same reason.
    */
-  private keyset(eb: Eb, sort: readonly SortTerm[], values: readonly CursorValue[]): Bool {
+  private keyset(eb: Eb, sort: readonly SortTerm[], slots: readonly Slot<CursorValue>[]): Bool {
     const { primaryKey } = this.plan.resource;
+    const { dialect } = this;
     let condition: Bool | undefined;
     for (let i = sort.length - 1; i >= 0; i--) {
       const term = sort[i] as SortTerm;
-      const stored = values[i] ?? null;
-      const value = typeof stored === 'boolean' ? this.dialect.bindBoolean(stored) : stored;
+      const slot = slots[i];
+      const value =
+        slot === undefined || slot.cls === 'null'
+          ? null
+          : param(slot, (stored) => (typeof stored === 'boolean' ? dialect.bindBoolean(stored) : stored));
       const column = eb.ref(`${BASE}.${term.column}`);
       let strictlyAfter: Bool;
       if (value === null)
@@ -195,7 +201,7 @@ export class ListCompiler {
     return `t${this.aliases}`;
   }
 
-  private node(eb: Eb, node: FilterNode, resource: ResolvedResource, alias: string): Bool {
+  private node(eb: Eb, node: FilterNode<SlotValues>, resource: ResolvedResource, alias: string): Bool {
     switch (node.kind) {
       case 'and':
         return eb.and(node.children.map((child) => this.node(eb, child, resource, alias)));
@@ -220,7 +226,7 @@ export class ListCompiler {
   private field(
     eb: Eb,
     target: FieldTarget,
-    conditions: readonly Condition[],
+    conditions: readonly SlotCondition[],
     hops: readonly ResolvedRelation[],
     alias: string,
   ): Bool {
@@ -234,14 +240,16 @@ export class ListCompiler {
     );
   }
 
-  private bind(target: FieldTarget, value: Scalar): unknown {
-    if (target.jsonPath) return value === true ? 'true' : value === false ? 'false' : value;
-    if (target.columnType === 'boolean') return this.dialect.bindBoolean(value as boolean);
-    if (target.columnType === 'datetime') return this.dialect.bindDatetime(value as string);
-    return value;
+  /** How a value of `target` is bound: JSON booleans as text, booleans and datetimes as the engine stores them. */
+  private binder(target: FieldTarget): (value: Scalar) => unknown {
+    const { dialect } = this;
+    if (target.jsonPath) return (value) => (value === true ? 'true' : value === false ? 'false' : value);
+    if (target.columnType === 'boolean') return (value) => dialect.bindBoolean(value as boolean);
+    if (target.columnType === 'datetime') return (value) => dialect.bindDatetime(value as string);
+    return (value) => value;
   }
 
-  private condition(eb: Eb, target: FieldTarget, condition: Condition, alias: string): Bool {
+  private condition(eb: Eb, target: FieldTarget, condition: SlotCondition, alias: string): Bool {
     const column = eb.ref(`${alias}.${target.column}`);
     const { dialect } = this;
     const path = target.jsonPath;
@@ -258,7 +266,8 @@ export class ListCompiler {
           : plainEquality(condition)
             ? dialect.jsonText(column, path)
             : dialect.jsonString(column, path);
-    const v = (value: Scalar) => this.bind(target, value);
+    const bind = this.binder(target);
+    const v = (slot: Slot<Scalar>) => param(slot, bind);
     switch (condition.op) {
       case 'eq':
         return eb(x, '=', v(condition.value));
@@ -289,7 +298,7 @@ export class ListCompiler {
       default: {
         const negate = condition.op.startsWith('not_');
         const base = (negate ? condition.op.slice(4) : condition.op) as keyof typeof likePatterns;
-        const pattern = likePatterns[base](escapeLike(condition.value));
+        const pattern = param(condition.value, (text) => likePatterns[base](escapeLike(text)));
         const match = path ? dialect.jsonLike(x, pattern) : dialect.like(x, pattern);
         return negate ? eb.not(match) : match;
       }

@@ -1,4 +1,4 @@
-import type { ConnectOptions, DynamicDb, SqlDialect } from './dialect.js';
+import type { ConnectOptions, DynamicDb, Row, SqlDialect, Statement } from './dialect.js';
 import { mysql } from './dialects/mysql.js';
 import { postgres } from './dialects/postgres.js';
 import { sqlite } from './dialects/sqlite.js';
@@ -6,6 +6,8 @@ import { sqlite } from './dialects/sqlite.js';
 export interface Connection {
   db: DynamicDb;
   dialect: SqlDialect;
+  /** Runs the reads of list requests (see `Opened.run`). */
+  run(statement: Statement): Promise<Row[]>;
 }
 
 /** The dialect for a `DATABASE_URL`: `sqlite:…`, `postgres://…` (or `postgresql://`), `mysql://…` (or `mariadb://`). */
@@ -20,6 +22,6 @@ export function dialectFor(url: string): SqlDialect {
 
 export function connect(url: string, options?: ConnectOptions): Connection {
   const dialect = dialectFor(url);
-  const db = dialect.connect(url.replace(/^mariadb:/, 'mysql:'), options);
-  return { db, dialect };
+  const { db, run } = dialect.connect(url.replace(/^mariadb:/, 'mysql:'), options);
+  return { db, dialect, run };
 }

@@ -6,6 +6,24 @@ export type DynamicDb = Kysely<any>;
 
 export type DialectName = 'postgres' | 'mysql' | 'sqlite';
 
+/** SQL text with its parameters, ready to run. */
+export interface Statement {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
+export type Row = Record<string, unknown>;
+
+/** An open database: Kysely for building (and for writes), `run` for the statements of list requests. */
+export interface Opened {
+  db: DynamicDb;
+  /**
+   * Runs a read and returns its rows straight through the driver's pool: Kysely's executor adds a
+   * dozen promise hops per query, a noticeable share of a list request (docs/benchmarks.md).
+   */
+  run(statement: Statement): Promise<Row[]>;
+}
+
 export interface ConnectOptions {
   /** Largest number of pooled connections (PostgreSQL, MariaDB). */
   poolSize?: number;
@@ -18,15 +36,15 @@ export interface ConnectOptions {
 export interface SqlDialect {
   readonly name: DialectName;
   /** Opens a connection (pool) for a `DATABASE_URL`. */
-  connect(url: string, options?: ConnectOptions): DynamicDb;
+  connect(url: string, options?: ConnectOptions): Opened;
 
   /**
    * Pattern match for the textual operators: ILIKE on PostgreSQL, LIKE elsewhere. `pattern` is
    * already escaped with `likeEscapeChar` and bound as a parameter.
    */
-  like(target: Expression<unknown>, pattern: string): RawBuilder<SqlBool>;
+  like(target: Expression<unknown>, pattern: unknown): RawBuilder<SqlBool>;
   /** The textual operators on text extracted from JSON (MariaDB compares those case-sensitively). */
-  jsonLike(target: Expression<unknown>, pattern: string): RawBuilder<SqlBool>;
+  jsonLike(target: Expression<unknown>, pattern: unknown): RawBuilder<SqlBool>;
 
   /**
    * The value at `path` as text, whatever its JSON type: cheaper than `jsonString` (one path lookup, no

@@ -1,6 +1,6 @@
 import { Kysely, MysqlDialect, sql } from 'kysely';
 import { createPool } from 'mysql2';
-import { jsonPathString, type SqlDialect } from '../dialect.js';
+import { jsonPathString, type Row, type SqlDialect } from '../dialect.js';
 
 const extract = (column: unknown, path: readonly string[]) =>
   sql`json_extract(${column}, ${jsonPathString(path)})`;
@@ -21,7 +21,15 @@ export const mysql: SqlDialect = {
       charset: 'utf8mb4',
       supportBigNumbers: true,
     });
-    return new Kysely({ dialect: new MysqlDialect({ pool }) });
+    return {
+      db: new Kysely({ dialect: new MysqlDialect({ pool }) }),
+      run: (statement) =>
+        new Promise((resolve, reject) =>
+          pool.query(statement.sql, statement.parameters as unknown[], (error, rows) =>
+            error ? reject(error) : resolve(rows as Row[]),
+          ),
+        ),
+    };
   },
   // LIKE follows the column collation (case-insensitive with the usual *_ci collations).
   like: (target, pattern) => sql`${target} like ${pattern} escape '!'`,

@@ -32,7 +32,10 @@ export const postgres: SqlDialect = {
     // 'error' on the pool; without a listener that would crash the process. pg-pool discards the client
     // and the next query opens a new one, so there is nothing more to do here.
     pool.on('error', () => {});
-    return new Kysely({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db: new Kysely({ dialect: new PostgresDialect({ pool }) }),
+      run: async (statement) => (await pool.query(statement.sql, statement.parameters as unknown[])).rows,
+    };
   },
   like: (target, pattern) => sql`${target} ilike ${pattern} escape '!'`,
   jsonLike: (target, pattern) => sql`${target} ilike ${pattern} escape '!'`,

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
-import { jsonPathString, type SqlDialect } from '../dialect.js';
+import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
+import { jsonPathString, type Row, type SqlDialect } from '../dialect.js';
 
 const extract = (column: unknown, path: readonly string[]) =>
   sql`json_extract(${column}, ${jsonPathString(path)})`;
@@ -20,7 +20,14 @@ export const sqlite: SqlDialect = {
     const database = new Database(sqliteFilename(url));
     database.pragma('journal_mode = WAL');
     database.pragma('foreign_keys = ON');
-    return new Kysely({ dialect: new SqliteDialect({ database }) });
+    const db = new Kysely({ dialect: new SqliteDialect({ database }) });
+    return {
+      db,
+      // Through Kysely's executor: it serializes access to the one connection, so a read never runs
+      // inside another request's open transaction.
+      run: async (statement) =>
+        (await db.executeQuery<Row>(CompiledQuery.raw(statement.sql, [...statement.parameters]))).rows,
+    };
   },
   // SQLite's LIKE ignores case for ASCII letters only.
   like: (target, pattern) => sql`${target} like ${pattern} escape '!'`,

@@ -1,0 +1,260 @@
+import type {
+  Condition,
+  CursorValue,
+  FilterNode,
+  PlanValues,
+  QueryShape,
+  Scalar,
+} from '../plan/list-plan.js';
+import { isPlainJsonText } from '../plan/values.js';
+import type { EndpointPolicy } from '../resource/policy.js';
+import { ListCompiler } from './compile.js';
+import type { DynamicDb, SqlDialect, Statement } from './dialect.js';
+
+/**
+ * What the compiler may know about a value without seeing it: the choices it makes from a value (JSON
+ * type tests, NULL in keyset conditions, booleans) depend on this and nothing else.
+ */
+export type ValueClass = 'null' | 'boolean' | 'number' | 'text' | 'plain-text';
+
+function classOf(value: Scalar | null): ValueClass {
+  if (value === null) return 'null';
+  if (typeof value === 'boolean') return 'boolean';
+  if (typeof value === 'number') return 'number';
+  // Text no JSON number or boolean renders as: JSON equality with it needs no type test.
+  return isPlainJsonText(value) ? 'plain-text' : 'text';
+}
+
+/** Where a client value goes in a prepared shape: its index among the request's values, and its class. */
+export class Slot<T> {
+  /** The type of the value this slot stands for (compile-time only). */
+  declare readonly valueType: T;
+  constructor(
+    readonly index: number,
+    readonly cls: ValueClass,
+  ) {}
+}
+
+/** The plan the compiler sees: every client value replaced by its slot. */
+export interface SlotValues extends PlanValues {
+  readonly scalar: Slot<Scalar>;
+  readonly text: Slot<string>;
+}
+
+/**
+ * A parameter of a compiled shape: the value of slot `index`, turned into what the database binds
+ * (a LIKE pattern, 1/0 for a boolean…). Kysely carries it through compilation like any value.
+ */
+export class Param {
+  constructor(
+    readonly index: number,
+    readonly bind: (value: never) => unknown,
+  ) {}
+}
+
+/** How a page of rows is cut, with real values (`after`: the sort values of the record to continue past). */
+export interface RowsOptions {
+  limit?: number;
+  offset?: number;
+  after?: readonly CursorValue[];
+  reverse?: boolean;
+}
+
+/** The same, with slots: what the compiler gets. */
+export interface SlotRowsOptions {
+  limit?: number;
+  offset?: Slot<number>;
+  after?: readonly Slot<CursorValue>[];
+  reverse?: boolean;
+}
+
+/**
+ * One walk over a plan that yields, together: the plan with slots, the values in slot order, and a key
+ * naming everything the SQL depends on (structure, operators, value classes, list lengths). Two plans
+ * with the same key compile to the same SQL with the same parameters in the same places.
+ */
+class Templater {
+  readonly values: unknown[] = [];
+  private readonly parts: string[] = [];
+  /** False when the SQL comes from the user's callbacks, which may depend on more than the key. */
+  cacheable = true;
+
+  get key(): string {
+    return this.parts.join('|');
+  }
+
+  mark(...parts: (string | number | boolean)[]): void {
+    for (const part of parts) this.parts.push(String(part));
+  }
+
+  slot<T extends Scalar | CursorValue>(value: T): Slot<T> {
+    const slot = new Slot<T>(this.values.length, classOf(value));
+    this.values.push(value);
+    this.parts.push(slot.cls);
+    return slot;
+  }
+
+  shape(shape: QueryShape): QueryShape<SlotValues> {
+    this.mark('trashed', shape.withTrashed, 'where', shape.where.length);
+    const where = shape.where.map((node) => this.node(node));
+    this.mark('sort', ...shape.sort.map((term) => `${term.column} ${term.direction}`));
+    this.mark('counts', ...shape.counts.map((relation) => relation.name));
+    return { ...shape, where };
+  }
+
+  rows(options: RowsOptions): SlotRowsOptions {
+    this.mark('limit', options.limit ?? 'none', 'reverse', options.reverse === true);
+    const template: SlotRowsOptions = { limit: options.limit, reverse: options.reverse };
+    // OFFSET 0 is left out of the SQL, so "no offset" is part of the shape.
+    if (options.offset) {
+      this.mark('offset');
+      template.offset = this.slot(options.offset);
+    }
+    if (options.after) {
+      this.mark('after', options.after.length);
+      template.after = options.after.map((value) => this.slot(value));
+    }
+    return template;
+  }
+
+  private node(node: FilterNode): FilterNode<SlotValues> {
+    switch (node.kind) {
+      case 'and':
+      case 'or': {
+        this.mark(`(${node.kind}`, node.children.length);
+        const children = node.children.map((child) => this.node(child));
+        this.mark(')');
+        return { kind: node.kind, children };
+      }
+      case 'scope':
+      case 'custom':
+        this.cacheable = false;
+        return node;
+      case 'field': {
+        const { target } = node;
+        this.mark(
+          'field',
+          target.hops.map((hop) => hop.name).join('.'),
+          target.column,
+          target.jsonPath?.join('.') ?? '',
+          node.conditions.length,
+        );
+        return { ...node, conditions: node.conditions.map((condition) => this.condition(condition)) };
+      }
+    }
+  }
+
+  private condition(condition: Condition): Condition<SlotValues> {
+    const { jsonType } = condition;
+    this.mark(condition.op, jsonType ?? '');
+    switch (condition.op) {
+      case 'is_null':
+      case 'is_empty':
+        this.mark(condition.negate);
+        return condition;
+      case 'in':
+      case 'not_in':
+        this.mark(condition.value.length);
+        return { op: condition.op, jsonType, value: condition.value.map((value) => this.slot(value)) };
+      case 'between':
+      case 'not_between':
+        return {
+          op: condition.op,
+          jsonType,
+          value: [this.slot(condition.value[0]), this.slot(condition.value[1])],
+        };
+      case 'range': {
+        const from = this.slot(condition.from);
+        if (condition.to === undefined) {
+          this.mark('open');
+          return { op: 'range', jsonType, from };
+        }
+        return { op: 'range', jsonType, from, to: this.slot(condition.to) };
+      }
+      case 'contains':
+      case 'not_contains':
+      case 'starts_with':
+      case 'not_starts_with':
+      case 'ends_with':
+      case 'not_ends_with':
+        return { op: condition.op, jsonType, value: this.slot(condition.value) };
+      default:
+        return { op: condition.op, jsonType, value: this.slot(condition.value) };
+    }
+  }
+}
+
+/** SQL text and its parameters, slots still in place: compiled once per shape. */
+interface CompiledShape {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
+function bindValues(shape: CompiledShape, values: readonly unknown[]): Statement {
+  const parameters = shape.parameters.map((parameter) =>
+    parameter instanceof Param ? parameter.bind(values[parameter.index] as never) : parameter,
+  );
+  return { sql: shape.sql, parameters };
+}
+
+/** Shapes kept per endpoint; past this the oldest is dropped (a client varying its filters cannot grow memory). */
+const DEFAULT_MAX_SHAPES = 500;
+
+/**
+ * The SQL of an endpoint's lists, compiled once per request shape (filters, operators, sort, page form)
+ * and reused with each request's values: building and compiling a Kysely query costs more than the rest
+ * of a request's own work. Plans that run the endpoint's callbacks (custom filters, scopes, `baseQuery`)
+ * are compiled every time, since a callback may build different SQL from one call to the next.
+ */
+export class PreparedQueries {
+  private readonly shapes = new Map<string, CompiledShape>();
+  private readonly callbacks: boolean;
+
+  constructor(
+    private readonly db: DynamicDb,
+    private readonly dialect: SqlDialect,
+    private readonly policy: EndpointPolicy,
+    private readonly maxShapes = DEFAULT_MAX_SHAPES,
+  ) {
+    this.callbacks = policy.baseQuery !== undefined;
+  }
+
+  /** `count(*)` of the filtered records. */
+  count(plan: QueryShape): Statement {
+    const templater = new Templater();
+    templater.mark('count');
+    const shape = templater.shape(plan);
+    return this.prepare(templater, () => this.compiler(shape).countQuery().compile());
+  }
+
+  /** A page of records (or all of them) in the plan's order. */
+  rows(plan: QueryShape, options: RowsOptions): Statement {
+    const templater = new Templater();
+    templater.mark('rows');
+    const shape = templater.shape(plan);
+    const rowsOptions = templater.rows(options);
+    return this.prepare(templater, () => this.compiler(shape).rowsQuery(rowsOptions).compile());
+  }
+
+  private compiler(shape: QueryShape<SlotValues>): ListCompiler {
+    return new ListCompiler(this.db, this.dialect, shape, this.policy);
+  }
+
+  private prepare(templater: Templater, compile: () => CompiledShape): Statement {
+    const cacheable = templater.cacheable && !this.callbacks && this.maxShapes > 0;
+    const key = cacheable ? templater.key : undefined;
+    let shape = key === undefined ? undefined : this.shapes.get(key);
+    if (!shape) {
+      const compiled = compile();
+      shape = { sql: compiled.sql, parameters: compiled.parameters };
+      if (key !== undefined) {
+        if (this.shapes.size >= this.maxShapes) {
+          const oldest = this.shapes.keys().next().value;
+          if (oldest !== undefined) this.shapes.delete(oldest);
+        }
+        this.shapes.set(key, shape);
+      }
+    }
+    return bindValues(shape, templater.values);
+  }
+}
