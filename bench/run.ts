@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --users 100000 --duration 5 --rounds 2 --connections 10 --queries Q8,Q9 --no-stages]
+ * npm run bench [-- --users 100000 --duration 5 --rounds 3 --connections 10 --queries Q8,Q9 --no-stages]
  *
  * The service against a hand-written node:http + pg baseline on the same PostgreSQL data, for the nine
  * queries of bench/queries.ts: first both must return the same ids in the same order, then each query
@@ -18,7 +18,7 @@ const { values } = parseArgs({
   options: {
     users: { type: 'string', default: '100000' },
     duration: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '10' },
     /** A comma-separated subset of Q1–Q9 to load (the id check still covers all nine). */
     queries: { type: 'string', default: Object.keys(benchQueries).join(',') },
