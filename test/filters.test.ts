@@ -354,6 +354,30 @@ const nullCases: Case[] = [
 describe.each(dialects)('filters on %s', (dialect) => {
   const service = useService(dialect, 'filters');
 
+  it("reuses a request shape's statement with other values, each answer as if compiled alone", async () => {
+    // Each group is one shape (same filters, operators, list lengths and value classes); the
+    // service compiles it for the first request and binds the others' values into it.
+    const level = (u: UserRow) => u.settings?.level;
+    const theme = (u: UserRow) => u.settings?.theme;
+    const sequence: Case[] = [
+      ['filter[score][gte]=80', (u) => u.score >= 80],
+      ['filter[score][gte]=95', (u) => u.score >= 95],
+      ['filter[score][gte]=0', (u) => u.score >= 0],
+      ['filter[settings.theme][in]=dark,light', (u) => theme(u) === 'dark' || theme(u) === 'light'],
+      ['filter[settings.theme][in]=system,Dark', (u) => theme(u) === 'system' || theme(u) === 'Dark'],
+      // Text that reads as a number keeps the JSON type test: another shape, not a reuse.
+      ['filter[settings.level][in]=3,high', (u) => level(u) === 'high'],
+      ['filter[settings.level][in]=10,7', (u) => level(u) === 10 || level(u) === 7],
+      ['filter[settings.level][in]=1.5,3', (u) => level(u) === 1.5 || level(u) === 3],
+      [
+        'filter[name][contains]=ann&filter[status]=active',
+        (u) => has(u.name, 'ann') && u.status === 'active',
+      ],
+      ['filter[name][contains]=o&filter[status]=banned', (u) => has(u.name, 'o') && u.status === 'banned'],
+    ];
+    for (const [query, predicate] of sequence) await expectUsers(service, query, predicate);
+  });
+
   it('lists every visible user, newest id first, without filters', async () => {
     const res = await service.get('/api/users?per_page=100');
     expect(res.status).toBe(200);
