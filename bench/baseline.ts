@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { lengthAwarePage } from '../src/respond/length-aware.js';
 import { cursorPage, simplePage } from '../src/respond/simple-and-cursor.js';
-import { benchQueries } from './queries.js';
+import { benchQueries, cursorPrefix } from './queries.js';
 
 const { values } = parseArgs({ options: { port: { type: 'string', default: '3902' } } });
 const url = process.env.DATABASE_URL as string;
@@ -131,7 +131,9 @@ const routes = new Map<string, Handler>(
 );
 
 createServer((request, response) => {
-  const handler = routes.get(request.url ?? '');
+  const url = request.url ?? '';
+  // Q8 reads its position from the cursor, so it serves any cursor (the moving-cursor load).
+  const handler = routes.get(url) ?? (url.startsWith(cursorPrefix) ? handlers.Q8 : undefined);
   if (!handler) {
     response.writeHead(404).end();
     return;

@@ -26,3 +26,11 @@ export const benchDescriptions: Record<keyof typeof benchQueries, string> = {
   Q8: 'a cursor page in the middle',
   Q9: 'pagination=simple of Q2',
 };
+
+/**
+ * Q8 at a different position on every request (1,000 positions, cycled): both servers run the same
+ * statement with new values each time, so nothing can be answered from a cache of earlier requests.
+ */
+export const cursorPrefix = '/api/users?pagination=cursor&cursor=';
+export const movingCursor = (n: number): string =>
+  `${cursorPrefix}${cursorAt(1_000 + ((n * 7_919) % 1_000) * 97)}`;

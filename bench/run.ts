@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { prepareDataset } from './dataset.js';
-import { benchDescriptions, benchQueries } from './queries.js';
+import { benchDescriptions, benchQueries, movingCursor } from './queries.js';
 import { measureStages } from './stages.js';
 
 const { values } = parseArgs({
@@ -21,7 +21,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '10' },
     /** A comma-separated subset of Q1–Q9 to load (the id check still covers all nine). */
-    queries: { type: 'string', default: Object.keys(benchQueries).join(',') },
+    queries: { type: 'string', default: [...Object.keys(benchQueries), 'Q8m'].join(',') },
     'no-stages': { type: 'boolean', default: false },
   },
 });
@@ -62,11 +62,25 @@ interface Sample {
   p99: number;
 }
 
-async function load(port: number, path: string, seconds: number): Promise<Sample> {
+/** A load: one URL, or a URL per request (`vary(n)` for the n-th request). */
+interface Load {
+  path: string;
+  vary?: (n: number) => string;
+}
+
+async function load(port: number, { path, vary }: Load, seconds: number): Promise<Sample> {
+  let n = 0;
   const result = await autocannon({
     url: `http://127.0.0.1:${port}${path}`,
     connections: Number(values.connections),
     duration: seconds,
+    ...(vary && {
+      requests: [
+        {
+          setupRequest: (request: autocannon.Request) => ({ ...request, path: vary(n++) }),
+        },
+      ],
+    }),
   });
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${path} on ${port}: ${result.non2xx} non-2xx, ${result.errors} errors`);
@@ -99,15 +113,38 @@ async function main(): Promise<void> {
         same = false;
       }
     }
+    for (const n of [0, 1, 999]) {
+      const path = movingCursor(n);
+      const [a, b] = await Promise.all([ids(SERVICE, path), ids(BASELINE, path)]);
+      if (JSON.stringify(a) !== JSON.stringify(b) || a.length === 0) {
+        console.error(`Q8m (${path}): the service and the baseline disagree`);
+        same = false;
+      }
+    }
     if (!same) throw new Error('results differ: not measuring');
-    console.log(`same ids in the same order for all nine queries (${users} users)\n`);
+    console.log(`same ids in the same order for all nine queries and the moving cursor (${users} users)\n`);
+
+    /** The nine queries, and Q8 with a new cursor on every request. */
+    const loads: [id: string, description: string, load: Load][] = [
+      ...Object.entries(benchQueries).map(([id, path]): [string, string, Load] => [
+        id,
+        benchDescriptions[id as keyof typeof benchQueries],
+        { path },
+      ]),
+      [
+        'Q8m',
+        'Q8 with a new cursor position on every request',
+        { path: movingCursor(0), vary: movingCursor },
+      ],
+    ];
 
     const seconds = Number(values.duration);
     const rows: string[] = [];
     const chosen = values.queries.split(',').map((id) => id.trim());
     for (const id of chosen)
-      if (!(id in benchQueries)) throw new Error(`--queries: unknown query "${id}" (Q1–Q9)`);
-    for (const [id, path] of Object.entries(benchQueries) as [keyof typeof benchQueries, string][]) {
+      if (!loads.some(([known]) => known === id))
+        throw new Error(`--queries: unknown query "${id}" (Q1–Q9, Q8m)`);
+    for (const [id, description, path] of loads) {
       if (!chosen.includes(id)) continue;
       await load(SERVICE, path, 1);
       await load(BASELINE, path, 1);
@@ -128,7 +165,7 @@ async function main(): Promise<void> {
         p99: median(base.map((x) => x.p99)),
       };
       const ratio = s.rps / b.rps;
-      const row = `| ${id} | ${benchDescriptions[id]} | ${s.rps.toFixed(0)} | ${b.rps.toFixed(0)} | ${ratio.toFixed(2)}${ratio >= 0.85 ? '' : ' ✗'} | ${s.p50} / ${s.p99} | ${b.p50} / ${b.p99} |`;
+      const row = `| ${id} | ${description} | ${s.rps.toFixed(0)} | ${b.rps.toFixed(0)} | ${ratio.toFixed(2)}${ratio >= 0.85 ? '' : ' ✗'} | ${s.p50} / ${s.p99} | ${b.p50} / ${b.p99} |`;
       rows.push(row);
       console.log(row);
     }
