@@ -14,8 +14,8 @@ import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { RequestError } from '../respond/error-bag.js';
 import { type DynamicDb, escapeLike, type SqlDialect } from './dialect.js';
-import { Param, type Slot, type SlotRowsOptions, type SlotValues } from './prepared.js';
 import { visibleSelection } from './selection.js';
+import { param, type Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: rows of run-time tables.
 type DynamicSelect = SelectQueryBuilder<any, any, any>;
@@ -33,11 +33,6 @@ function plainEquality(condition: SlotCondition): boolean {
   if (condition.op === 'eq') return condition.value.cls === 'plain-text';
   if (condition.op === 'in') return condition.value.every((slot) => slot.cls === 'plain-text');
   return false;
-}
-
-/** A client value as a bound parameter: `bind` turns it into what the database compares. */
-function param<T>(slot: Slot<T>, bind: (value: T) => unknown = (value) => value): Param {
-  return new Param(slot.index, bind as (value: never) => unknown);
 }
 
 const flip = (term: SortTerm): SortTerm => ({

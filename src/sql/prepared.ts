@@ -1,70 +1,14 @@
-import type {
-  Condition,
-  CursorValue,
-  FilterNode,
-  PlanValues,
-  QueryShape,
-  Scalar,
-} from '../plan/list-plan.js';
-import { isPlainJsonText } from '../plan/values.js';
+import type { Condition, CursorValue, FilterNode, QueryShape, Scalar } from '../plan/list-plan.js';
 import type { EndpointPolicy } from '../resource/policy.js';
 import { ListCompiler } from './compile.js';
 import type { DynamicDb, SqlDialect, Statement } from './dialect.js';
-
-/**
- * What the compiler may know about a value without seeing it: the choices it makes from a value (JSON
- * type tests, NULL in keyset conditions, booleans) depend on this and nothing else.
- */
-export type ValueClass = 'null' | 'boolean' | 'number' | 'text' | 'plain-text';
-
-function classOf(value: Scalar | null): ValueClass {
-  if (value === null) return 'null';
-  if (typeof value === 'boolean') return 'boolean';
-  if (typeof value === 'number') return 'number';
-  // Text no JSON number or boolean renders as: JSON equality with it needs no type test.
-  return isPlainJsonText(value) ? 'plain-text' : 'text';
-}
-
-/** Where a client value goes in a prepared shape: its index among the request's values, and its class. */
-export class Slot<T> {
-  /** The type of the value this slot stands for (compile-time only). */
-  declare readonly valueType: T;
-  constructor(
-    readonly index: number,
-    readonly cls: ValueClass,
-  ) {}
-}
-
-/** The plan the compiler sees: every client value replaced by its slot. */
-export interface SlotValues extends PlanValues {
-  readonly scalar: Slot<Scalar>;
-  readonly text: Slot<string>;
-}
-
-/**
- * A parameter of a compiled shape: the value of slot `index`, turned into what the database binds
- * (a LIKE pattern, 1/0 for a boolean…). Kysely carries it through compilation like any value.
- */
-export class Param {
-  constructor(
-    readonly index: number,
-    readonly bind: (value: never) => unknown,
-  ) {}
-}
+import { classOf, Param, Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
 
 /** How a page of rows is cut, with real values (`after`: the sort values of the record to continue past). */
 export interface RowsOptions {
   limit?: number;
   offset?: number;
   after?: readonly CursorValue[];
-  reverse?: boolean;
-}
-
-/** The same, with slots: what the compiler gets. */
-export interface SlotRowsOptions {
-  limit?: number;
-  offset?: Slot<number>;
-  after?: readonly Slot<CursorValue>[];
   reverse?: boolean;
 }
 
