@@ -246,4 +246,44 @@ describe('prepared shapes', () => {
       expect(planned).toBeGreaterThan(5000);
     });
   }
+
+  it("calls the endpoint's callbacks on every request: their SQL is never reused", () => {
+    const connection = connect('sqlite::memory:');
+    connections.push(connection);
+    const plan = (query: string, target = endpoint) => {
+      const errors = new ErrorBag();
+      const planned = authorize(parseListQuery(query, target.limits, errors), target, errors);
+      if (!planned) throw new Error(JSON.stringify(errors.toEnvelope()));
+      return planned;
+    };
+    let baseQueryCalls = 0;
+    const withBaseQuery = compileEndpoint(
+      defineEndpoint({
+        resource: 'users',
+        allowedFilters: ['status'],
+        baseQuery: ({ eb, column }) => {
+          baseQueryCalls += 1;
+          return eb(column('score'), '>=', baseQueryCalls);
+        },
+      }),
+      registry,
+      undefined,
+    );
+    const tenant = new PreparedQueries(connection.db, connection.dialect, withBaseQuery.policy);
+    const first = tenant.rows(plan('filter[status]=active', withBaseQuery), { limit: 15 });
+    const second = tenant.rows(plan('filter[status]=active', withBaseQuery), { limit: 15 });
+    expect(baseQueryCalls).toBe(2);
+    expect(second.parameters).not.toEqual(first.parameters);
+
+    // A custom filter (email_domain) and a scope (active) are called again for each request too.
+    const prepared = new PreparedQueries(connection.db, connection.dialect, endpoint.policy);
+    const domains = ['example.org', 'test.io'].map(
+      (domain) => prepared.count(plan(`filter[email_domain]=${domain}`)).parameters,
+    );
+    expect(domains[0]).toContain('%@example.org');
+    expect(domains[1]).toContain('%@test.io');
+    const fresh = new PreparedQueries(connection.db, connection.dialect, endpoint.policy, 0);
+    for (const query of ['filter[active]=true', 'filter[active]=false', 'filter[active]=true'])
+      expect(prepared.count(plan(query))).toEqual(fresh.count(plan(query)));
+  });
 });
