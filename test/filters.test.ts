@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defineEndpoint, Filter } from '../src/resource/policy.js';
 import { dialects } from './support/databases.js';
 import { profiles, type UserRow, users } from './support/fixture.js';
 import {
@@ -491,5 +492,48 @@ describe.each(dialects)('filters on %s', (dialect) => {
       expect(ids(notEmpty)).toEqual([5, 1]);
       expect([...ids(empty), ...ids(notEmpty)]).not.toContain(3);
     });
+  });
+});
+
+/** Read by the endpoint's baseQuery on every call: a condition that changes between requests. */
+let minimumScore = 0;
+
+describe.each(dialects)('callbacks run on every request on %s', (dialect) => {
+  const service = useService(dialect, 'callbacks', {
+    endpoints: [
+      defineEndpoint({
+        resource: 'users',
+        path: 'users-moving',
+        allowedFilters: [
+          'status',
+          'active',
+          'admins',
+          Filter.custom('email_domain', ({ eb, column, value }) =>
+            eb(column('email'), 'like', `%@${String(value)}`),
+          ),
+        ],
+        baseQuery: ({ eb, column }) => eb(column('score'), '>=', minimumScore),
+      }),
+    ],
+  });
+
+  it('a baseQuery, a custom filter and a scope are called again for the same request shape', async () => {
+    const sequence: [setScore: number, query: string, predicate: (user: UserRow) => boolean][] = [
+      [80, 'filter[status]=active', (u) => u.score >= 80 && u.status === 'active'],
+      [95, 'filter[status]=active', (u) => u.score >= 95 && u.status === 'active'],
+      [0, 'filter[email_domain]=example.org', (u) => u.email.endsWith('@example.org')],
+      [0, 'filter[email_domain]=test.io', (u) => u.email.endsWith('@test.io')],
+      [0, 'filter[admins]=true', (u) => u.is_admin],
+      [0, 'filter[admins]=false', (u) => !u.is_admin],
+      [0, 'filter[active]=false', (u) => u.status !== 'active'],
+    ];
+    for (const [score, query, predicate] of sequence) {
+      minimumScore = score;
+      const res = await service.get(`/api/users-moving?per_page=100&${query}`);
+      expect(res.status, query).toBe(200);
+      const expected = expectedUsers((u) => u.score >= score && predicate(u));
+      expect(expected.length, `${query}: the fixture must have matches`).toBeGreaterThan(0);
+      expect(ids(res), query).toEqual(expected);
+    }
   });
 });
