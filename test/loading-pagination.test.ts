@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
 import { buildService } from '../src/http/server.js';
-import type { Connection } from '../src/sql/connect.js';
 import { dialects } from './support/databases.js';
 import {
   comments,
@@ -15,26 +14,12 @@ import {
   users,
 } from './support/fixture.js';
 import { type TestService, testEndpoints, useService } from './support/service.js';
+import { counter } from './support/statements.js';
 
 type Rec = Record<string, unknown>;
 const visibleUsers = users.filter((u) => u.deleted_at === null);
 const byIdDesc = (a: { id: number }, b: { id: number }) => b.id - a.id;
 const liveposts = posts.filter((p) => p.deleted_at === null);
-
-/** Counts the SQL statements a service runs: a connection whose `run` records each statement. */
-function counter(conn: Connection): { connection: Connection; sql: string[] } {
-  const sql: string[] = [];
-  return {
-    sql,
-    connection: {
-      ...conn,
-      run: (statement) => {
-        sql.push(statement.sql);
-        return conn.run(statement);
-      },
-    },
-  };
-}
 
 /**
  * GET `url` on a service over `svc`'s database whose statements are counted: the answer's records and

@@ -4,6 +4,7 @@ import { compileEndpoint } from '../plan/endpoint.js';
 import type { ServiceConfig } from '../resource/policy.js';
 import { ConfigurationError, resolveResources } from '../resource/registry.js';
 import { RequestError } from '../respond/error-bag.js';
+import { readCatalog } from '../sql/catalog.js';
 import type { Connection } from '../sql/connect.js';
 import { registerAdmin } from './admin.js';
 import { listRoute } from './list-route.js';
@@ -19,7 +20,18 @@ export interface ServiceOptions {
 /** Compiles the configuration (failing loudly on any inconsistency) and builds the HTTP service. */
 export async function buildService(options: ServiceOptions): Promise<FastifyInstance> {
   const { config, connection } = options;
-  const resources = resolveResources(config.resources);
+  const catalog =
+    config.introspect === false
+      ? undefined
+      : await readCatalog(
+          connection.db,
+          config.resources.map((resource) => resource.table),
+        ).catch((error: unknown) => {
+          throw new ConfigurationError(
+            `Could not read the database's catalog (${error instanceof Error ? error.message : String(error)}); set introspect: false to rely on the declared columns.`,
+          );
+        });
+  const resources = resolveResources(config.resources, catalog);
   const endpoints = config.endpoints.map((policy) => compileEndpoint(policy, resources, config.limits));
   const paths = new Set<string>();
   for (const endpoint of endpoints) {

@@ -58,7 +58,8 @@ export function checkCursorValues(
     const column = resource.columns.get(term.column);
     if (!column) return invalid;
     if (value === null || value === undefined) {
-      if (term.column === resource.primaryKey) return invalid;
+      // A NOT NULL column (the primary key among them) never gave a cursor a NULL.
+      if (!column.nullable) return invalid;
       continue;
     }
     if (column.type === 'boolean') {

@@ -77,6 +77,11 @@ export interface ServiceConfig {
   setup?: (connection: Connection) => Promise<void>;
   /** Folder of the built admin UI (admin/dist), served at `/admin/`; absent: no admin UI. */
   adminDir?: string;
+  /**
+   * Read column nullability from the database's catalog at start-up (default `true`). `false` relies on
+   * the declarations alone (`nullable`), for databases whose catalog this user may not read.
+   */
+  introspect?: boolean;
 }
 
 export function defineResource(definition: ResourceDefinition): ResourceDefinition {

@@ -11,7 +11,15 @@ export interface ResolvedColumn {
   readonly type: ColumnType;
   readonly hidden: boolean;
   readonly big: boolean;
+  /** Can hold NULL: the database's answer when it gave one, else the declaration (default true). */
+  readonly nullable: boolean;
 }
+
+/**
+ * What the database says about the columns of the declared tables (src/sql/catalog.ts), keyed by the
+ * table name as the resource definition writes it. A table or column missing here keeps its declaration.
+ */
+export type Catalog = ReadonlyMap<string, ReadonlyMap<string, { readonly nullable: boolean }>>;
 
 /**
  * A relation with every key filled in. `parentKey` is on the parent table; `childKey` on the related
@@ -46,8 +54,14 @@ function columnOptions(spec: ColumnType | ColumnOptions): ColumnOptions {
   return typeof spec === 'string' ? { type: spec } : spec;
 }
 
-/** Resolves names between resources once, at start-up, and fails loudly on any inconsistency. */
-export function resolveResources(definitions: readonly ResourceDefinition[]): Map<string, ResolvedResource> {
+/**
+ * Resolves names between resources once, at start-up, and fails loudly on any inconsistency. `catalog`
+ * (when the database could be read) overrides declared nullability: the database knows better.
+ */
+export function resolveResources(
+  definitions: readonly ResourceDefinition[],
+  catalog?: Catalog,
+): Map<string, ResolvedResource> {
   const byName = new Map<string, ResourceDefinition>();
   for (const definition of definitions) {
     if (byName.has(definition.name))
@@ -58,6 +72,8 @@ export function resolveResources(definitions: readonly ResourceDefinition[]): Ma
   const relationMaps = new Map<string, Map<string, ResolvedRelation>>();
   for (const definition of definitions) {
     const columns = new Map<string, ResolvedColumn>();
+    const primaryKey = definition.primaryKey ?? 'id';
+    const known = catalog?.get(definition.table);
     for (const [name, spec] of Object.entries(definition.columns)) {
       const options = columnOptions(spec);
       columns.set(name, {
@@ -65,9 +81,10 @@ export function resolveResources(definitions: readonly ResourceDefinition[]): Ma
         type: options.type,
         hidden: options.hidden ?? false,
         big: options.big ?? false,
+        // SQLite reports an INTEGER PRIMARY KEY as nullable; no engine lets a key be NULL.
+        nullable: name !== primaryKey && (known?.get(name)?.nullable ?? options.nullable ?? true),
       });
     }
-    const primaryKey = definition.primaryKey ?? 'id';
     if (!columns.has(primaryKey))
       throw new ConfigurationError(
         `Resource "${definition.name}": primary key "${primaryKey}" is not a declared column.`,

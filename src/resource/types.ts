@@ -11,6 +11,13 @@ export interface ColumnOptions {
   hidden?: boolean;
   /** Integer columns only: the column is 64-bit, so values up to Number.MAX_SAFE_INTEGER are accepted. */
   big?: boolean;
+  /**
+   * Whether the column can hold NULL (default `true`; the primary key never does). The database's own
+   * answer, read at start-up, wins over this declaration; it counts where the service cannot read it
+   * (`introspect: false`, a column the catalog does not list). A NOT NULL column is sorted and paged
+   * by cursor with the plain SQL an index serves; a nullable one carries the NULL handling.
+   */
+  nullable?: boolean;
 }
 
 /** A column is declared either by its kind alone or with options. */

@@ -15,7 +15,7 @@ import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { RequestError } from '../respond/error-bag.js';
 import { type DynamicDb, escapeLike, type SqlDialect } from './dialect.js';
 import { visibleSelection } from './selection.js';
-import { param, type Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
+import { type Param, param, type Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: rows of run-time tables.
 type DynamicSelect = SelectQueryBuilder<any, any, any>;
@@ -24,6 +24,24 @@ type Bool = Expression<SqlBool>;
 type SlotCondition = Condition<SlotValues>;
 
 const BASE = 't0';
+
+/** One sort column in a keyset condition, with the cursor's value for it (null: the row's was NULL). */
+interface KeysetTerm {
+  readonly column: string;
+  readonly value: Param | null;
+  readonly nullable: boolean;
+}
+
+/**
+ * Consecutive sort terms compared with the cursor as one: a row value `(a, b) < (:a, :b)` where the
+ * dialect serves that from an index and no NULL can occur; otherwise a single term.
+ */
+interface KeysetGroup {
+  readonly direction: 'asc' | 'desc';
+  /** NOT NULL column and a non-null value: may join a row-value group. */
+  readonly plain: boolean;
+  readonly terms: KeysetTerm[];
+}
 
 /**
  * Equality with text no JSON number or boolean renders as can only match a JSON string's text, so it
@@ -113,9 +131,10 @@ export class ListCompiler {
           .as(`${relation.name}_count`),
       );
     const after = options.after;
-    if (after) query = query.where((eb) => this.keyset(eb, sort, after));
+    if (after) query = query.where((eb) => this.keyset(eb, this.keysetTerms(sort, after)));
     for (const term of sort) {
-      const nulls = this.dialect.nullsSortLargest && term.column !== resource.primaryKey;
+      // NULLS FIRST/LAST only where NULL can occur: the plain order is the one an index serves.
+      const nulls = this.dialect.nullsSortLargest && this.nullable(term.column);
       query = query.orderBy(`${BASE}.${term.column}`, (ob) => {
         const ordered = term.direction === 'asc' ? ob.asc() : ob.desc();
         if (!nulls) return ordered;
@@ -127,37 +146,80 @@ export class ListCompiler {
     return query;
   }
 
-  /**
-   * Rows strictly after `values` in `sort` order, NULL being the smallest value:
-   * after(i) = strictlyAfter(i) OR (equal(i) AND after(i + 1)); the primary key ends the order.
-   * The primary key is never NULL, so its term is a plain range an index serves (`id < :id`); an
-   * ascending term also gets the redundant bound `c >= :c` for the same reason.
-   */
-  private keyset(eb: Eb, sort: readonly SortTerm[], slots: readonly Slot<CursorValue>[]): Bool {
-    const { primaryKey } = this.plan.resource;
+  private nullable(column: string): boolean {
+    return this.plan.resource.columns.get(column)?.nullable !== false;
+  }
+
+  /** The sort terms with the cursor's values, grouped as one keyset comparison each (see `keyset`). */
+  private keysetTerms(sort: readonly SortTerm[], slots: readonly Slot<CursorValue>[]): KeysetGroup[] {
     const { dialect } = this;
-    let condition: Bool | undefined;
-    for (let i = sort.length - 1; i >= 0; i--) {
-      const term = sort[i] as SortTerm;
+    const groups: KeysetGroup[] = [];
+    for (const [i, term] of sort.entries()) {
       const slot = slots[i];
       const value =
         slot === undefined || slot.cls === 'null'
           ? null
           : param(slot, (stored) => (typeof stored === 'boolean' ? dialect.bindBoolean(stored) : stored));
-      const column = eb.ref(`${BASE}.${term.column}`);
-      let strictlyAfter: Bool;
-      if (value === null)
-        strictlyAfter = term.direction === 'asc' ? eb(column, 'is not', null) : sql<SqlBool>`1 = 0`;
-      else if (term.direction === 'asc') strictlyAfter = eb(column, '>', value);
-      else if (term.column === primaryKey) strictlyAfter = eb(column, '<', value);
-      else strictlyAfter = eb.or([eb(column, '<', value), eb(column, 'is', null)]);
-      const equal = value === null ? eb(column, 'is', null) : eb(column, '=', value);
-      condition =
-        condition === undefined ? strictlyAfter : eb.or([strictlyAfter, eb.and([equal, condition])]);
-      if (value !== null && term.direction === 'asc' && i < sort.length - 1)
-        condition = eb.and([eb(column, '>=', value), condition]);
+      const item = { column: `${BASE}.${term.column}`, value, nullable: this.nullable(term.column) };
+      const last = groups[groups.length - 1];
+      const plain = !item.nullable && value !== null;
+      if (dialect.rowValueKeyset && plain && last?.plain && last.direction === term.direction)
+        last.terms.push(item);
+      else groups.push({ direction: term.direction, plain, terms: [item] });
+    }
+    return groups;
+  }
+
+  /**
+   * Rows strictly after the cursor's values in sort order, NULL being the smallest value:
+   * after(g) = strictlyAfter(g) OR (equal(g) AND after(g + 1)) over the groups of `keysetTerms`; the
+   * primary key ends the order. Each non-last group also gets the redundant bound `c >= :c` (`<=`
+   * descending) where no NULL is involved, so the index on the sort columns serves a range starting
+   * at the cursor rather than a scan from the first row. NULL handling appears only for nullable
+   * columns: a NOT NULL column's conditions are the plain ranges an index serves.
+   */
+  private keyset(eb: Eb, groups: readonly KeysetGroup[]): Bool {
+    let condition: Bool | undefined;
+    for (let i = groups.length - 1; i >= 0; i--) {
+      const group = groups[i] as KeysetGroup;
+      const { strictlyAfter, equal, bound } = this.compare(eb, group);
+      if (condition === undefined) {
+        condition = strictlyAfter ?? sql<SqlBool>`1 = 0`;
+        continue;
+      }
+      const rest = eb.and([equal, condition]);
+      condition = strictlyAfter ? eb.or([strictlyAfter, rest]) : rest;
+      if (bound) condition = eb.and([bound, condition]);
     }
     return condition ?? sql<SqlBool>`1 = 1`;
+  }
+
+  /** One group's comparisons with the cursor: strictly after it (absent: nothing is), equal, the range bound. */
+  private compare(
+    eb: Eb,
+    { direction, terms }: KeysetGroup,
+  ): { strictlyAfter?: Bool; equal: Bool; bound?: Bool } {
+    const after = direction === 'asc' ? '>' : '<';
+    const from = direction === 'asc' ? '>=' : '<=';
+    if (terms.length > 1) {
+      const columns = sql.join(terms.map((term) => eb.ref(term.column)));
+      const values = sql.join(terms.map((term) => term.value));
+      const row = (op: string) => sql<SqlBool>`(${columns}) ${sql.raw(op)} (${values})`;
+      return { strictlyAfter: row(after), equal: row('='), bound: row(from) };
+    }
+    const { column, value, nullable } = terms[0] as KeysetTerm;
+    const ref = eb.ref(column);
+    if (value === null)
+      // Only NULL itself equals NULL; ascending, every value is after it; descending, none is.
+      return {
+        strictlyAfter: direction === 'asc' ? eb(ref, 'is not', null) : undefined,
+        equal: eb(ref, 'is', null),
+      };
+    const equal = eb(ref, '=', value);
+    if (direction === 'desc' && nullable)
+      return { strictlyAfter: eb.or([eb(ref, '<', value), eb(ref, 'is', null)]), equal };
+    // Ascending, NULLs are before any value, so `c > :c` and `c >= :c` leave them out as they should.
+    return { strictlyAfter: eb(ref, after, value), equal, bound: eb(ref, from, value) };
   }
 
   /**

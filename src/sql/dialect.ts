@@ -62,9 +62,16 @@ export interface SqlDialect {
 
   /**
    * PostgreSQL sorts NULL as the largest value; MariaDB and SQLite as the smallest. The service uses
-   * the latter everywhere, so dialects where this is true get explicit NULLS FIRST/LAST.
+   * the latter everywhere, so on dialects where this is true a nullable column's order gets explicit
+   * NULLS FIRST/LAST (a NOT NULL column's never does: that form no ordinary index serves).
    */
   readonly nullsSortLargest: boolean;
+  /**
+   * Keyset conditions over NOT NULL columns of one direction as one row-value comparison,
+   * `(created_at, id) < ($1, $2)`: PostgreSQL turns it into an index range. MariaDB reads the whole
+   * index for it, so elsewhere the condition is expanded with a leading range term (FIELD-NOTES).
+   */
+  readonly rowValueKeyset: boolean;
 
   /** Parameter forms of typed values, as each database stores them. */
   bindBoolean(value: boolean): unknown;

@@ -298,6 +298,26 @@ export const comments = [
   { id: 5, post_id: 5, user_id: 6, body: 'Nice', approved: false, created_at: '2024-04-02T00:00:00.000Z' },
 ];
 
+/** Inserts user rows as the engine stores them (booleans, JSON and datetimes in its own forms). */
+export async function insertUsers(conn: Connection, rows: readonly UserRow[]): Promise<void> {
+  const { db, dialect } = conn;
+  const dt = (iso: string | null) => (iso === null ? null : dialect.bindDatetime(iso));
+  await db
+    .insertInto('users')
+    .values(
+      rows.map((user) => ({
+        ...user,
+        is_admin: dialect.bindBoolean(user.is_admin),
+        settings: user.settings === null ? null : JSON.stringify(user.settings),
+        password_hash: `hash-${user.id}`,
+        created_at: dt(user.created_at),
+        updated_at: dt(user.created_at),
+        deleted_at: dt(user.deleted_at),
+      })),
+    )
+    .execute();
+}
+
 /** Inserts the fixture into tables made by the demo's createSchema. */
 export async function insertFixture(conn: Connection): Promise<void> {
   const { db, dialect } = conn;
@@ -317,20 +337,7 @@ export async function insertFixture(conn: Connection): Promise<void> {
       ),
     )
     .execute();
-  await db
-    .insertInto('users')
-    .values(
-      users.map((user) => ({
-        ...user,
-        is_admin: dialect.bindBoolean(user.is_admin),
-        settings: json(user.settings),
-        password_hash: `hash-${user.id}`,
-        created_at: dt(user.created_at),
-        updated_at: dt(user.created_at),
-        deleted_at: dt(user.deleted_at),
-      })),
-    )
-    .execute();
+  await insertUsers(conn, users);
   await db.insertInto('profiles').values(profiles).execute();
   await db
     .insertInto('role_user')

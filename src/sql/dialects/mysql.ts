@@ -45,6 +45,7 @@ export const mysql: SqlDialect = {
     sql`case when ${typeIn(column, path, ['BOOLEAN'])} then ${extract(column, path)} end`,
   jsonIsNull: (column, path) => sql`coalesce(json_type(${extract(column, path)}), 'NULL') = 'NULL'`,
   nullsSortLargest: false,
+  rowValueKeyset: false,
   bindBoolean: (value) => (value ? 1 : 0),
   // DATETIME(3) literal form: MariaDB does not read the trailing `Z`.
   bindDatetime: (iso) => iso.replace('T', ' ').replace('Z', ''),

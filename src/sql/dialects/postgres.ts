@@ -52,6 +52,7 @@ export const postgres: SqlDialect = {
     sql`case when ${typeIs(column, path, 'boolean')} then ${textAt(column, path)} end`,
   jsonIsNull: (column, path) => sql`${textAt(column, path)} is null`,
   nullsSortLargest: true,
+  rowValueKeyset: true,
   bindBoolean: (value) => value,
   bindDatetime: (iso) => iso,
 };

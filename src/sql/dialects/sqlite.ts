@@ -42,6 +42,7 @@ export const sqlite: SqlDialect = {
   jsonIsNull: (column, path) => sql`coalesce(json_type(${column}, ${jsonPathString(path)}), 'null') = 'null'`,
   // better-sqlite3 binds no booleans; SQLite stores them as 0/1.
   nullsSortLargest: false,
+  rowValueKeyset: false,
   bindBoolean: (value) => (value ? 1 : 0),
   bindDatetime: (iso) => iso,
 };
