@@ -5,11 +5,13 @@ import { parseArgs } from 'node:util';
 import { buildService } from '../http/server.js';
 import type { ServiceConfig } from '../resource/policy.js';
 import { connect } from '../sql/connect.js';
+import { connectOptionsFrom } from './env.js';
 
 const usage = `Usage: resource-query-service --config <module> [--port 3000] [--host 127.0.0.1]
 
 Serves the resources and endpoints that <module> exports (default export of defineConfig()).
-The database comes from DATABASE_URL: sqlite:<file>, postgres://…, mysql://… (default sqlite:./demo.db).`;
+The database comes from DATABASE_URL: sqlite:<file>, postgres://…, mysql://… (default sqlite:./demo.db);
+DATABASE_POOL_SIZE sets the largest number of pooled connections (default 10).`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -31,7 +33,7 @@ async function main(): Promise<void> {
     throw new Error(`${values.config} has no default export (use export default defineConfig({...})).`);
 
   const url = process.env.DATABASE_URL ?? 'sqlite:./demo.db';
-  const connection = connect(url);
+  const connection = connect(url, connectOptionsFrom(process.env));
   await config.setup?.(connection);
   const app = await buildService({ config, connection, logger: { level: process.env.LOG_LEVEL ?? 'info' } });
 

@@ -25,7 +25,10 @@ export interface Opened {
 }
 
 export interface ConnectOptions {
-  /** Largest number of pooled connections (PostgreSQL, MariaDB). */
+  /**
+   * Largest number of pooled connections (PostgreSQL, MariaDB; default 10). SQLite has one connection.
+   * The CLI reads it from `DATABASE_POOL_SIZE`.
+   */
   poolSize?: number;
 }
 

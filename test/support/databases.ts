@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { type Connection, connect } from '../../src/sql/connect.js';
-import type { DialectName } from '../../src/sql/dialect.js';
+import type { ConnectOptions, DialectName } from '../../src/sql/dialect.js';
 
 /** Real servers only: PostgreSQL and MariaDB as on the development machines and CI. */
 const postgresServer = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
@@ -18,6 +18,24 @@ export const dialects: DialectName[] = ['sqlite', 'postgres', 'mysql'];
  */
 function databaseName(name: string): string {
   return `rqs_${name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}`;
+}
+
+/** Server connections open to the test database `name` (PostgreSQL, MariaDB), seen from the server. */
+export async function serverConnections(dialect: DialectName, name: string): Promise<number> {
+  const database = databaseName(name);
+  if (dialect === 'postgres') {
+    const admin = new pg.Client({ connectionString: `${postgresServer}/postgres` });
+    await admin.connect();
+    const result = await admin
+      .query('select count(*)::int as n from pg_stat_activity where datname = $1', [database])
+      .finally(() => admin.end());
+    return result.rows[0].n;
+  }
+  const admin = await mysql.createConnection({ uri: mysqlServer });
+  const [rows] = await admin
+    .query('select count(*) as n from information_schema.processlist where db = ?', [database])
+    .finally(() => admin.end());
+  return Number((rows as { n: number }[])[0]?.n);
 }
 
 /** Drops what `freshDatabase` created on a server (SQLite's is a temporary file). */
@@ -34,7 +52,11 @@ export async function dropDatabase(dialect: DialectName, name: string): Promise<
 }
 
 /** A fresh, empty database of the given engine; drop it with `dropDatabase` when done. */
-export async function freshDatabase(dialect: DialectName, name: string): Promise<Connection> {
+export async function freshDatabase(
+  dialect: DialectName,
+  name: string,
+  options?: ConnectOptions,
+): Promise<Connection> {
   const database = databaseName(name);
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'rqs-'));
@@ -49,7 +71,7 @@ export async function freshDatabase(dialect: DialectName, name: string): Promise
     } finally {
       await admin.end();
     }
-    return connect(`${postgresServer}/${database}`);
+    return connect(`${postgresServer}/${database}`, options);
   }
   const admin = await mysql.createConnection({ uri: mysqlServer });
   try {
@@ -58,5 +80,5 @@ export async function freshDatabase(dialect: DialectName, name: string): Promise
   } finally {
     await admin.end();
   }
-  return connect(`${mysqlServer}/${database}`);
+  return connect(`${mysqlServer}/${database}`, options);
 }
