@@ -1,6 +1,8 @@
 /**
- * The practical limit for a Node service: node:http + pg answering the nine benchmark URLs with
- * hand-written, parameterised SQL and the same JSON as the service. Nothing generic: one handler per URL.
+ * The practical limit for a Node service: node:http + pg answering the benchmark URLs with hand-written,
+ * parameterised SQL and the same JSON as the service. Nothing generic: one handler per URL. Orders are
+ * written as a developer who knows the table would: plain `DESC` on NOT NULL columns, `NULLS LAST`
+ * where the column is nullable, a row comparison for the keyset page — using the same indexes.
  */
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
@@ -20,6 +22,8 @@ const pool = new pg.Pool({ connectionString: url, max: 10 });
 const COLUMNS =
   'u.id, u.name, u.email, u.status, u.score, u.balance, u.is_admin, u.birthday, u.settings, u.department_id, u.created_at, u.updated_at, u.deleted_at';
 const PER_PAGE = 15;
+/** Newest first, ties by key: the endpoint's default order. */
+const NEWEST = 'order by u.created_at desc, u.id desc';
 
 type Row = Record<string, unknown>;
 type Handler = (path: string, rawQuery: string) => Promise<unknown>;
@@ -35,11 +39,32 @@ async function paged(
   const [count, rows] = await Promise.all([
     pool.query(`select count(*) as total from users u where u.deleted_at is null${where}`, params),
     pool.query(
-      `select ${COLUMNS} from users u where u.deleted_at is null${where} order by u.id desc limit $${n + 1} offset $${n + 2}`,
+      `select ${COLUMNS} from users u where u.deleted_at is null${where} ${NEWEST} limit $${n + 1} offset $${n + 2}`,
       [...params, PER_PAGE, (page - 1) * PER_PAGE],
     ),
   ]);
   return lengthAwarePage(rows.rows, { page, perPage: PER_PAGE, total: count.rows[0].total, path, rawQuery });
+}
+
+/** The first page of `pagination=simple`: one row more than the page tells whether there is a next. */
+async function simple(
+  where: string,
+  params: unknown[],
+  order: string,
+  path: string,
+  rawQuery: string,
+): Promise<unknown> {
+  const result = await pool.query(
+    `select ${COLUMNS} from users u where u.deleted_at is null${where} ${order} limit $${params.length + 1}`,
+    [...params, PER_PAGE + 1],
+  );
+  return simplePage(result.rows.slice(0, PER_PAGE), {
+    page: 1,
+    perPage: PER_PAGE,
+    hasMore: result.rows.length > PER_PAGE,
+    path,
+    rawQuery,
+  });
 }
 
 const Q2_WHERE = ` and u.status = $1 and u.score >= $2 and u.name ilike $3 escape '!'`;
@@ -61,7 +86,7 @@ const handlers: Record<string, Handler> = {
       pool.query('select count(*) as total from users u where u.deleted_at is null'),
       pool.query(
         `select ${COLUMNS}, (select count(*) from posts p where p.user_id = u.id and p.deleted_at is null) as posts_count
-         from users u where u.deleted_at is null order by u.id desc limit $1`,
+         from users u where u.deleted_at is null ${NEWEST} limit $1`,
         [PER_PAGE],
       ),
     ]);
@@ -90,39 +115,33 @@ const handlers: Record<string, Handler> = {
   Q7: (path, raw) => paged('', [], 200, path, raw),
   Q8: async (path, raw) => {
     const cursor = new URLSearchParams(raw).get('cursor') as string;
-    const after = JSON.parse(Buffer.from(cursor, 'base64url').toString()).v[0] as number;
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()).v as [string, number];
     const result = await pool.query(
-      `select ${COLUMNS} from users u where u.deleted_at is null and u.id < $1 order by u.id desc limit $2`,
-      [after, PER_PAGE + 1],
+      `select ${COLUMNS} from users u where u.deleted_at is null and (u.created_at, u.id) < ($1, $2) ${NEWEST} limit $3`,
+      [createdAt, id, PER_PAGE + 1],
     );
     const rows: Row[] = result.rows.slice(0, PER_PAGE);
-    const encode = (d: string, id: unknown) =>
-      Buffer.from(JSON.stringify({ s: '-id', d, v: [id] })).toString('base64url');
-    const next = result.rows.length > PER_PAGE ? encode('next', rows[rows.length - 1]?.id) : null;
+    const encode = (d: string, row: Row | undefined) =>
+      row
+        ? Buffer.from(
+            JSON.stringify({ s: '-created_at,-id', d, v: [(row.created_at as Date).toISOString(), row.id] }),
+          ).toString('base64url')
+        : null;
+    const next = result.rows.length > PER_PAGE ? encode('next', rows[rows.length - 1]) : null;
     return cursorPage(rows, {
       perPage: PER_PAGE,
       next,
-      prev: encode('prev', rows[0]?.id),
+      prev: encode('prev', rows[0]),
       path,
       rawQuery: raw,
     });
   },
-  Q9: async (path, raw) => {
-    const result = await pool.query(
-      `select ${COLUMNS} from users u where u.deleted_at is null${Q2_WHERE} order by u.id desc limit $4`,
-      [...Q2_PARAMS, PER_PAGE + 1],
-    );
-    return simplePage(result.rows.slice(0, PER_PAGE), {
-      page: 1,
-      perPage: PER_PAGE,
-      hasMore: result.rows.length > PER_PAGE,
-      path,
-      rawQuery: raw,
-    });
-  },
+  Q9: (path, raw) => simple(Q2_WHERE, Q2_PARAMS, NEWEST, path, raw),
+  Q10: (path, raw) => simple('', [], 'order by u.birthday desc nulls last, u.id desc', path, raw),
+  Q11: (path, raw) => simple('', [], 'order by u.status, u.created_at desc, u.id desc', path, raw),
 };
 
-/** Request URL → handler, for exactly the nine benchmark URLs. */
+/** Request URL → handler, for exactly the benchmark URLs. */
 const routes = new Map<string, Handler>(
   Object.entries(benchQueries).map(([id, requestUrl]): [string, Handler] => [
     requestUrl,

@@ -1,56 +1,53 @@
 /**
- * Prints the service's SQL for Q2, Q3 and Q6 with PostgreSQL's plan (EXPLAIN ANALYZE) on the
- * benchmark database: which indexes each query uses.   npm run bench:explain
+ * The statements the service runs for each benchmark query, with PostgreSQL's plan for each (EXPLAIN
+ * ANALYZE, the request's own bound values) on the benchmark database: which index serves each order.
+ *   npm run bench:explain [-- --queries Q1,Q8]
+ * The statements are captured from the service itself (its connection's `run`), so what is explained is
+ * exactly what a request sends, page cut and cursor included.
  */
-import { sql } from 'kysely';
-import { resources } from '../examples/demo/resources.js';
-import { authorize } from '../src/plan/authorize.js';
-import { compileEndpoint } from '../src/plan/endpoint.js';
-import { parseListQuery } from '../src/request/parse.js';
-import { resolveResources } from '../src/resource/registry.js';
-import { ErrorBag } from '../src/respond/error-bag.js';
+import { parseArgs } from 'node:util';
+import { buildService } from '../src/http/server.js';
 import { connect } from '../src/sql/connect.js';
-import { PreparedQueries } from '../src/sql/prepared.js';
+import type { Statement } from '../src/sql/dialect.js';
 import config from './bench-config.js';
-import { benchQueries } from './queries.js';
+import { benchDescriptions, benchQueries } from './queries.js';
 
+const { values } = parseArgs({
+  options: { queries: { type: 'string', default: Object.keys(benchQueries).join(',') } },
+});
 const server = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const { db, dialect } = connect(`${server}/rqs_bench`);
-const endpoint = compileEndpoint(
-  config.endpoints[0] as (typeof config.endpoints)[0],
-  resolveResources(resources),
-  undefined,
-);
+const connection = connect(`${server}/rqs_bench`);
+const captured: Statement[] = [];
+const app = await buildService({
+  config,
+  connection: {
+    ...connection,
+    run: (statement) => {
+      captured.push(statement);
+      return connection.run(statement);
+    },
+  },
+});
 
-for (const id of ['Q2', 'Q3', 'Q6'] as const) {
-  const errors = new ErrorBag();
-  const query = benchQueries[id].split('?')[1] ?? '';
-  const plan = authorize(parseListQuery(query, endpoint.limits, errors), endpoint, errors);
-  if (!plan) throw new Error(JSON.stringify(errors.toEnvelope()));
-  const queries = new PreparedQueries(db, dialect, endpoint.policy);
-  for (const [name, compiled] of [
-    ['count', queries.count(plan)],
-    ['page', queries.rows(plan, { limit: 15, offset: 0 })],
-  ] as const) {
+for (const id of values.queries.split(',').map((q) => q.trim()) as (keyof typeof benchQueries)[]) {
+  const url = benchQueries[id];
+  if (!url) throw new Error(`unknown query "${id}"`);
+  captured.length = 0;
+  const response = await app.inject({ url });
+  if (response.statusCode !== 200) throw new Error(`${id}: ${response.statusCode} ${response.body}`);
+  console.log(`\n## ${id} — ${benchDescriptions[id]}\n\n\`${decodeURIComponent(url)}\``);
+  for (const statement of [...captured]) {
+    // EXPLAIN takes bind parameters like the statement itself: the plan is the one the request got.
+    const plan = await connection.run({
+      sql: `explain (analyze, costs off, timing off) ${statement.sql}`,
+      parameters: statement.parameters,
+    });
     console.log(
-      `\n### ${id} ${name}\n\n\`\`\`sql\n${compiled.sql}\n-- parameters: ${JSON.stringify(compiled.parameters)}\n\`\`\`\n`,
+      `\n\`\`\`sql\n${statement.sql}\n-- parameters: ${JSON.stringify(statement.parameters)}\n\`\`\`\n\`\`\`\n${plan
+        .map((row) => row['QUERY PLAN'])
+        .join('\n')}\n\`\`\``,
     );
-    const explained = await sql
-      .raw<{ 'QUERY PLAN': string }>(
-        `explain (analyze, costs off, timing off) ${interpolate(compiled.sql, compiled.parameters)}`,
-      )
-      .execute(db);
-    console.log(`\`\`\`\n${explained.rows.map((row) => row['QUERY PLAN']).join('\n')}\n\`\`\``);
   }
 }
-await db.destroy();
-
-/** EXPLAIN takes no bind parameters: inline them as literals (values are our own benchmark's). */
-function interpolate(text: string, parameters: readonly unknown[]): string {
-  return text.replace(/\$(\d+)/g, (_, n: string) => {
-    const value = parameters[Number(n) - 1];
-    if (typeof value === 'number') return String(value);
-    if (Array.isArray(value)) return `'{${value.join(',')}}'`;
-    return `'${String(value).replace(/'/g, "''")}'`;
-  });
-}
+await app.close();
+await connection.db.destroy();

@@ -1,6 +1,20 @@
-/** The nine benchmark requests (issue: Q1–Q9), as URLs both servers answer. */
+/**
+ * The benchmark requests, as URLs both servers answer. The endpoint lists newest first
+ * (`-created_at`, then `-id`), as most lists do; Q10 and Q11 sort by a nullable column and by a
+ * mixed-direction pair.
+ */
+
+/** `created_at` of user `id` in the dataset (2023-01-01 plus 10 minutes per id), as PostgreSQL prints it. */
+export function createdAtOf(id: number): string {
+  const iso = new Date(Date.UTC(2023, 0, 1) + id * 600_000).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}+00`;
+}
+
+/** The service's cursor after user `id` in the default order: its stored `created_at`, then its id. */
 const cursorAt = (id: number) =>
-  Buffer.from(JSON.stringify({ s: '-id', d: 'next', v: [id] })).toString('base64url');
+  Buffer.from(JSON.stringify({ s: '-created_at,-id', d: 'next', v: [createdAtOf(id), id] })).toString(
+    'base64url',
+  );
 const q2 = 'filter[status]=active&filter[score][gte]=80&filter[name][contains]=ann';
 
 export const benchQueries = {
@@ -13,6 +27,8 @@ export const benchQueries = {
   Q7: '/api/users?page=200',
   Q8: `/api/users?pagination=cursor&cursor=${cursorAt(50_000)}`,
   Q9: `/api/users?pagination=simple&${q2}`,
+  Q10: '/api/users?pagination=simple&sort=-birthday',
+  Q11: '/api/users?pagination=simple&sort=status,-created_at',
 } as const;
 
 export const benchDescriptions: Record<keyof typeof benchQueries, string> = {
@@ -23,8 +39,10 @@ export const benchDescriptions: Record<keyof typeof benchQueries, string> = {
   Q5: 'or group: status=banned OR score>=95',
   Q6: 'JSON filter settings.theme=dark',
   Q7: 'page 200 of the unfiltered list',
-  Q8: 'a cursor page in the middle',
+  Q8: 'a cursor page in the middle (after a created_at)',
   Q9: 'pagination=simple of Q2',
+  Q10: 'sort by a nullable date, descending (simple)',
+  Q11: 'sort=status,-created_at: mixed directions (simple)',
 };
 
 /**

@@ -227,7 +227,9 @@ for (const dialect of dialects) {
       const walked: number[] = [];
       let url: string | null = '/api/sorted?pagination=cursor&per_page=3&sort=-birthday';
       while (url) {
-        const body = (await app.inject({ url: path(url) })).json();
+        const body: { data: Rec[]; next_page_url: string | null } = (
+          await app.inject({ url: path(url) })
+        ).json();
         walked.push(...idsOf(body));
         url = body.next_page_url;
       }

@@ -167,7 +167,8 @@ const primaryKeys: Partial<Record<DemoTable, string[]>> = {
 const indexes: { table: DemoTable; columns: string[]; unique?: boolean }[] = [
   { table: 'users', columns: ['email'], unique: true },
   { table: 'users', columns: ['status'] },
-  { table: 'users', columns: ['created_at'] },
+  // Newest first, ties broken by the key: the default order of most lists, read backwards.
+  { table: 'users', columns: ['created_at', 'id'] },
   { table: 'users', columns: ['department_id'] },
   { table: 'profiles', columns: ['user_id'], unique: true },
   { table: 'role_user', columns: ['role_id'] },
