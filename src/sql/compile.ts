@@ -24,12 +24,31 @@ type Bool = Expression<SqlBool>;
 type SlotCondition = Condition<SlotValues>;
 
 const BASE = 't0';
+/** The alias of a branched keyset page's union (`branchedRows`). */
+const PAGE = 'page';
 
 /** One sort column in a keyset condition, with the cursor's value for it (null: the row's was NULL). */
 interface KeysetTerm {
   readonly column: string;
   readonly value: Param | null;
   readonly nullable: boolean;
+}
+
+/** The conditions (AND-ed) of one branch of a keyset page: see `ListCompiler.branches`. */
+type Branch = (eb: Eb) => Bool[];
+
+/** How many disjoint conditions "strictly after the cursor" takes for a group (`compare().after`). */
+function afterParts({ direction, terms }: KeysetGroup): number {
+  const term = terms[0] as KeysetTerm;
+  if (terms.length > 1) return 1;
+  if (term.value === null) return direction === 'asc' ? 1 : 0;
+  return direction === 'desc' && term.nullable ? 2 : 1;
+}
+
+/** Whether a group's comparison has a range bound (`compare().bound`): no NULL can be involved. */
+function bounded({ direction, terms }: KeysetGroup): boolean {
+  const term = terms[0] as KeysetTerm;
+  return terms.length > 1 || (term.value !== null && !(direction === 'desc' && term.nullable));
 }
 
 /**
@@ -121,8 +140,24 @@ export class ListCompiler {
    * `after` continues past a record's stored sort values (keyset pagination).
    */
   rowsQuery(options: SlotRowsOptions): DynamicSelect {
-    const { resource, counts } = this.plan;
     const sort = options.reverse ? this.plan.sort.map(flip) : this.plan.sort;
+    const groups = options.after ? this.keysetTerms(sort, options.after) : undefined;
+    if (groups && !this.oneRange(groups)) {
+      const branches = this.branches(groups);
+      // No branch: nothing can follow the cursor; the single condition says so (`1 = 0`).
+      if (branches.length > 0) return this.branchedRows(sort, branches, options.limit);
+    }
+    let query = this.selection();
+    if (groups) query = query.where((eb) => this.keyset(eb, groups));
+    query = this.ordered(query, sort, BASE);
+    if (options.limit !== undefined) query = query.limit(options.limit);
+    if (options.offset) query = query.offset(sql<number>`${param(options.offset)}`);
+    return query;
+  }
+
+  /** The filtered records' visible columns and requested counts, unordered. */
+  private selection(): DynamicSelect {
+    const { resource, counts } = this.plan;
     let query = this.filtered().select(visibleSelection(resource, BASE));
     for (const relation of counts)
       query = query.select((eb) =>
@@ -130,26 +165,52 @@ export class ListCompiler {
           .query.select((inner) => inner.fn.countAll().as('n'))
           .as(`${relation.name}_count`),
       );
-    const after = options.after;
-    if (after) query = query.where((eb) => this.keyset(eb, this.keysetTerms(sort, after)));
+    return query;
+  }
+
+  /** ORDER BY the sort's columns under `alias`; NULLS FIRST/LAST only where NULL can occur. */
+  private ordered(query: DynamicSelect, sort: readonly SortTerm[], alias: string): DynamicSelect {
     for (const term of sort) {
-      // NULLS FIRST/LAST only where NULL can occur: the plain order is the one an index serves.
+      // The plain order is the one an index serves; a NOT NULL column never needs more.
       const nulls = this.dialect.nullsSortLargest && this.nullable(term.column);
-      query = query.orderBy(`${BASE}.${term.column}`, (ob) => {
+      query = query.orderBy(`${alias}.${term.column}`, (ob) => {
         const ordered = term.direction === 'asc' ? ob.asc() : ob.desc();
         if (!nulls) return ordered;
         return term.direction === 'asc' ? ordered.nullsFirst() : ordered.nullsLast();
       });
     }
-    if (options.limit !== undefined) query = query.limit(options.limit);
-    if (options.offset) query = query.offset(sql<number>`${param(options.offset)}`);
+    return query;
+  }
+
+  /**
+   * A keyset page in one piece: UNION ALL of `branches`, each an index range read in sort order and
+   * cut at the page size, then ordered and cut again. Each branch's rows are contiguous in an index
+   * on the sort columns, so no branch reads rows before the cursor.
+   */
+  private branchedRows(
+    sort: readonly SortTerm[],
+    branches: readonly Branch[],
+    limit: number | undefined,
+  ): DynamicSelect {
+    const parts = branches.map((branch, i) => {
+      let part = this.ordered(
+        this.selection().where((eb) => eb.and(branch(eb))),
+        sort,
+        BASE,
+      );
+      if (limit !== undefined) part = part.limit(limit);
+      // Wrapped: SQLite allows no ORDER BY or LIMIT on a member of a compound SELECT.
+      return this.db.selectFrom(part.as(`k${i}`)).selectAll();
+    });
+    const union = parts.slice(1).reduce((all, part) => all.unionAll(part), parts[0] as DynamicSelect);
+    let query = this.ordered(this.db.selectFrom(union.as(PAGE)).selectAll(), sort, PAGE);
+    if (limit !== undefined) query = query.limit(limit);
     return query;
   }
 
   private nullable(column: string): boolean {
     return this.plan.resource.columns.get(column)?.nullable !== false;
   }
-
   /** The sort terms with the cursor's values, grouped as one keyset comparison each (see `keyset`). */
   private keysetTerms(sort: readonly SortTerm[], slots: readonly Slot<CursorValue>[]): KeysetGroup[] {
     const { dialect } = this;
@@ -182,7 +243,8 @@ export class ListCompiler {
     let condition: Bool | undefined;
     for (let i = groups.length - 1; i >= 0; i--) {
       const group = groups[i] as KeysetGroup;
-      const { strictlyAfter, equal, bound } = this.compare(eb, group);
+      const { after, equal, bound } = this.compare(eb, group);
+      const strictlyAfter = after.length > 1 ? eb.or(after) : after[0];
       if (condition === undefined) {
         condition = strictlyAfter ?? sql<SqlBool>`1 = 0`;
         continue;
@@ -194,32 +256,58 @@ export class ListCompiler {
     return condition ?? sql<SqlBool>`1 = 1`;
   }
 
-  /** One group's comparisons with the cursor: strictly after it (absent: nothing is), equal, the range bound. */
-  private compare(
-    eb: Eb,
-    { direction, terms }: KeysetGroup,
-  ): { strictlyAfter?: Bool; equal: Bool; bound?: Bool } {
-    const after = direction === 'asc' ? '>' : '<';
+  /**
+   * Whether the single condition of `keyset` is one index range: one direction throughout, and every
+   * group before the last bounded, so the bound on the first starts the range at the cursor.
+   * Otherwise (mixed directions, a nullable column descending, a NULL in the cursor) the rows after
+   * the cursor lie in several ranges of the index, and one condition would make it read from the
+   * start of the leading column's value, or from the first row.
+   */
+  private oneRange(groups: readonly KeysetGroup[]): boolean {
+    const direction = groups[0]?.direction;
+    return groups.every(
+      (group, i) => group.direction === direction && (i === groups.length - 1 || bounded(group)),
+    );
+  }
+
+  /**
+   * The rows after the cursor as disjoint index ranges, in sort order: for each group k, the rows
+   * equal to the cursor on the groups before it and strictly after it on k (a nullable descending
+   * column gives two: below the value, and NULL).
+   */
+  private branches(groups: readonly KeysetGroup[]): Branch[] {
+    const branches: Branch[] = [];
+    for (const [k, group] of groups.entries())
+      for (let part = 0; part < afterParts(group); part++)
+        branches.push((eb) => [
+          ...groups.slice(0, k).map((before) => this.compare(eb, before).equal),
+          this.compare(eb, group).after[part] as Bool,
+        ]);
+    return branches;
+  }
+
+  /**
+   * One group's comparisons with the cursor: `after`, the conditions (OR-ed) of the rows strictly
+   * after it (none: no row is); `equal`; `bound`, the range bound when no NULL is involved.
+   */
+  private compare(eb: Eb, { direction, terms }: KeysetGroup): { after: Bool[]; equal: Bool; bound?: Bool } {
+    const strictly = direction === 'asc' ? '>' : '<';
     const from = direction === 'asc' ? '>=' : '<=';
     if (terms.length > 1) {
       const columns = sql.join(terms.map((term) => eb.ref(term.column)));
       const values = sql.join(terms.map((term) => term.value));
       const row = (op: string) => sql<SqlBool>`(${columns}) ${sql.raw(op)} (${values})`;
-      return { strictlyAfter: row(after), equal: row('='), bound: row(from) };
+      return { after: [row(strictly)], equal: row('='), bound: row(from) };
     }
     const { column, value, nullable } = terms[0] as KeysetTerm;
     const ref = eb.ref(column);
     if (value === null)
       // Only NULL itself equals NULL; ascending, every value is after it; descending, none is.
-      return {
-        strictlyAfter: direction === 'asc' ? eb(ref, 'is not', null) : undefined,
-        equal: eb(ref, 'is', null),
-      };
+      return { after: direction === 'asc' ? [eb(ref, 'is not', null)] : [], equal: eb(ref, 'is', null) };
     const equal = eb(ref, '=', value);
-    if (direction === 'desc' && nullable)
-      return { strictlyAfter: eb.or([eb(ref, '<', value), eb(ref, 'is', null)]), equal };
+    if (direction === 'desc' && nullable) return { after: [eb(ref, '<', value), eb(ref, 'is', null)], equal };
     // Ascending, NULLs are before any value, so `c > :c` and `c >= :c` leave them out as they should.
-    return { strictlyAfter: eb(ref, after, value), equal, bound: eb(ref, from, value) };
+    return { after: [eb(ref, strictly, value)], equal, bound: eb(ref, from, value) };
   }
 
   /**
