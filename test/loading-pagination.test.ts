@@ -387,3 +387,35 @@ for (const dialect of dialects) {
     });
   });
 }
+
+for (const dialect of dialects) {
+  describe(`repeated query strings on ${dialect}`, () => {
+    const svc = useService(dialect, 'repeated');
+
+    it('answers a repeated query string as the first time, never with another query string’s plan', async () => {
+      const a = '/api/users-loaded?filter[status]=active&sort=-score&per_page=3';
+      const b = '/api/users-loaded?filter[status]=inactive&sort=-score&per_page=3';
+      const first = await svc.get(a);
+      const other = await svc.get(b);
+      const again = await svc.get(a);
+      expect(first.status).toBe(200);
+      expect(again.body).toEqual(first.body);
+      expect(other.body.data.map((r: Rec) => r.status)).not.toContain('active');
+      expect(first.body.data.map((r: Rec) => r.status)).toEqual(['active', 'active', 'active']);
+      // A page later in the walk is its own query string (its cursor), answered with its own rows.
+      const cursor = await svc.get('/api/users-loaded?pagination=cursor&per_page=2&sort=name');
+      const next = cursor.body.next_page_url.replace(/^https?:\/\/[^/]+/, '');
+      const second = await svc.get(next);
+      expect(second.body.data.map((r: Rec) => r.id)).not.toEqual(cursor.body.data.map((r: Rec) => r.id));
+      expect((await svc.get(next)).body).toEqual(second.body);
+    });
+
+    it('refuses a refused query string every time', async () => {
+      for (let i = 0; i < 3; i++) {
+        const res = await svc.get('/api/users-loaded?filter[password_hash]=x');
+        expect(res.status).toBe(422);
+        expect(Object.keys(res.body.errors)).toEqual(['filter.password_hash']);
+      }
+    });
+  });
+}

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { loadIncludes } from '../load/includes.js';
 import { authorize } from '../plan/authorize.js';
+import { BoundedMap } from '../plan/bounded-map.js';
 import { encodeCursor } from '../plan/cursor.js';
 import type { CompiledEndpoint } from '../plan/endpoint.js';
 import type { CursorValue, ListPlan, PageMode } from '../plan/list-plan.js';
@@ -17,6 +18,9 @@ import { PreparedQueries } from '../sql/prepared.js';
 
 /** Rows fetched per query when all=true streams an unlimited result. */
 const STREAM_BATCH = 1000;
+/** Plans kept per endpoint, and the longest query string whose plan is kept (bounds the memory). */
+const MAX_CACHED_PLANS = 500;
+const MAX_CACHED_QUERY = 1024;
 
 function rawQueryOf(request: FastifyRequest): string {
   const url = request.raw.url ?? '';
@@ -34,6 +38,10 @@ export function listRoute(
   const queries = new PreparedQueries(connection.db, connection.dialect, endpoint.policy);
   const { run } = connection;
   const transform = endpoint.policy.response ?? ((record: ResourceRecord): unknown => record);
+  // The plan of a query string is a pure function of it and the endpoint's policy, and immutable:
+  // the same URL requested again (a list's first page, a polled view) skips parse and authorize.
+  // Only authorized plans are kept; a refused query is checked anew each time.
+  const plans = new BoundedMap<string, ListPlan>(MAX_CACHED_PLANS);
 
   /** Rows → records with counts and includes, then through the transformer. */
   async function shape(plan: ListPlan, rows: Row[]): Promise<unknown[]> {
@@ -54,9 +62,13 @@ export function listRoute(
 
   return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const rawQuery = rawQueryOf(request);
-    const errors = new ErrorBag();
-    const plan = authorize(parseListQuery(rawQuery, endpoint.limits, errors), endpoint, errors);
-    if (!plan) return reply.status(422).send(errors.toEnvelope());
+    let plan = plans.get(rawQuery);
+    if (!plan) {
+      const errors = new ErrorBag();
+      plan = authorize(parseListQuery(rawQuery, endpoint.limits, errors), endpoint, errors);
+      if (!plan) return reply.status(422).send(errors.toEnvelope());
+      if (rawQuery.length <= MAX_CACHED_QUERY) plans.set(rawQuery, plan);
+    }
     const path = urlOf(request);
     const mode: PageMode = plan.mode;
 

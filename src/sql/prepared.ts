@@ -1,3 +1,4 @@
+import { BoundedMap } from '../plan/bounded-map.js';
 import type { Condition, CursorValue, FilterNode, QueryShape, Scalar } from '../plan/list-plan.js';
 import type { EndpointPolicy } from '../resource/policy.js';
 import { ListCompiler } from './compile.js';
@@ -151,7 +152,7 @@ const DEFAULT_MAX_SHAPES = 500;
  * are compiled every time, since a callback may build different SQL from one call to the next.
  */
 export class PreparedQueries {
-  private readonly shapes = new Map<string, CompiledShape>();
+  private readonly shapes: BoundedMap<string, CompiledShape>;
   private readonly callbacks: boolean;
 
   constructor(
@@ -161,6 +162,7 @@ export class PreparedQueries {
     private readonly maxShapes = DEFAULT_MAX_SHAPES,
   ) {
     this.callbacks = policy.baseQuery !== undefined;
+    this.shapes = new BoundedMap(maxShapes);
   }
 
   /** `count(*)` of the filtered records. */
@@ -191,13 +193,7 @@ export class PreparedQueries {
     if (!shape) {
       const compiled = compile();
       shape = { sql: compiled.sql, parameters: compiled.parameters };
-      if (key !== undefined) {
-        if (this.shapes.size >= this.maxShapes) {
-          const oldest = this.shapes.keys().next().value;
-          if (oldest !== undefined) this.shapes.delete(oldest);
-        }
-        this.shapes.set(key, shape);
-      }
+      if (key !== undefined) this.shapes.set(key, shape);
     }
     return bindValues(shape, templater.values);
   }
