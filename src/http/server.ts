@@ -86,6 +86,25 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
   return app;
 }
 
+/**
+ * A host name (underscores allowed: container names have them), an IPv4 address or a bracketed IPv6
+ * address, with an optional port: nothing else.
+ */
+const hostHeader =
+  /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The base of page links. Without `publicUrl` it comes from the Host header, which the client writes:
+ * a value that is not a plain host[:port] (`evil.example:1@x`), or a host outside `trustedHosts`, is
+ * refused rather than copied into every link of the answer.
+ */
 function baseUrl(config: ServiceConfig, request: FastifyRequest): string {
-  return config.publicUrl?.replace(/\/$/, '') ?? `${request.protocol}://${request.host}`;
+  if (config.publicUrl) return config.publicUrl.replace(/\/$/, '');
+  const host = request.host;
+  const name = host.replace(/:\d+$/, '').toLowerCase();
+  if (!hostHeader.test(host))
+    throw RequestError.single(400, 'host', 'The Host header must be a host name with an optional port.');
+  if (config.trustedHosts && !config.trustedHosts.some((trusted) => trusted.toLowerCase() === name))
+    throw RequestError.single(400, 'host', `The host "${name}" is not served here.`);
+  return `${request.protocol}://${host}`;
 }

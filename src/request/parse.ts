@@ -1,5 +1,6 @@
 import qs from 'qs';
 import type { ErrorBag } from '../respond/error-bag.js';
+import { decodeQueryComponent } from './decode.js';
 import type { Limits } from './limits.js';
 import {
   type ClauseInput,
@@ -61,6 +62,7 @@ export function parseListQuery(rawQuery: string, limits: Limits, errors: ErrorBa
     );
     return empty;
   }
+  if (reservedKeys(rawQuery, errors)) return empty;
   let parsed: Record<string, RawValue>;
   try {
     parsed = qs.parse(rawQuery, qsOptions(limits)) as Record<string, RawValue>;
@@ -166,6 +168,31 @@ class FilterWalker {
     }
     return members.length > 0 ? { kind, members } : undefined;
   }
+}
+
+/** Names JavaScript objects give meaning to: qs drops `__proto__` segments silently. */
+const reserved = /^(__proto__|constructor|prototype)$/;
+const mayHoldReserved = /proto|constructor|%/i;
+
+/**
+ * Refuses a key with a `__proto__`, `constructor` or `prototype` segment (`filter[__proto__][status]`),
+ * named as the error key the parameter would have (`filter.__proto__.status`). qs would drop the
+ * segment, or everything under it, and the request would be answered as if it had asked for less —
+ * with every row. Written by hand: qs offers no hook that sees the segments it drops.
+ */
+function reservedKeys(rawQuery: string, errors: ErrorBag): boolean {
+  if (!mayHoldReserved.test(rawQuery)) return false;
+  let found = false;
+  for (const pair of rawQuery.split('&')) {
+    const equals = pair.indexOf('=');
+    const key = decodeQueryComponent(equals === -1 ? pair : pair.slice(0, equals));
+    const segments = key.split(/\]?\[|\]/).filter((segment) => segment !== '');
+    const segment = segments.find((part) => reserved.test(part));
+    if (segment === undefined) continue;
+    errors.add(segments.join('.'), `"${segment}" cannot be the name of a parameter, filter or operator.`);
+    found = true;
+  }
+  return found;
 }
 
 export function isObject(value: RawValue | undefined): value is { [key: string]: RawValue } {

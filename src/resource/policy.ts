@@ -67,9 +67,12 @@ export interface ServiceConfig {
   prefix?: string;
   /**
    * Absolute base URL used in pagination links (`https://example.com`). Without it, links are built
-   * from the request's Host header.
+   * from the request's Host header, which must be a plain host[:port] (and one of `trustedHosts` when
+   * given), or the request is refused with 400.
    */
   publicUrl?: string;
+  /** Host names (without port) a request's Host header may name when `publicUrl` is not set. */
+  trustedHosts?: string[];
   limits?: Partial<Limits>;
   /** Request paths (with query strings) printed at start-up as examples. */
   examples?: string[];

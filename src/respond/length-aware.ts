@@ -1,3 +1,5 @@
+import { decodeQueryComponent } from '../request/decode.js';
+
 /** Laravel's length-aware paginator envelope, field for field. */
 export interface LengthAwarePage<T> {
   current_page: number;
@@ -32,17 +34,9 @@ export function urlWithParam(
 ): (value: string | number) => string {
   const kept = rawQuery
     .split('&')
-    .filter((part) => part !== '' && safeDecode(part.split('=')[0] as string) !== param);
+    .filter((part) => part !== '' && decodeQueryComponent(part.split('=')[0] as string) !== param);
   const prefix = kept.length > 0 ? `${path}?${kept.join('&')}&${param}=` : `${path}?${param}=`;
   return (value) => `${prefix}${value}`;
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    return text;
-  }
 }
 
 const ON_EACH_SIDE = 3;
