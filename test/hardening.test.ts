@@ -1,6 +1,17 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { resources } from '../examples/demo/resources.js';
+import { createSchema } from '../examples/demo/schema.js';
+import { buildService } from '../src/http/server.js';
+import { defineEndpoint } from '../src/resource/policy.js';
+import { type Connection, connect } from '../src/sql/connect.js';
+import type { DialectName } from '../src/sql/dialect.js';
 import { dialects } from './support/databases.js';
-import { useService } from './support/service.js';
+import { insertFixture, users } from './support/fixture.js';
+import { snapshot, useService } from './support/service.js';
 
 for (const dialect of dialects) {
   describe(`nothing a client sends is silently dropped, on ${dialect}`, () => {
@@ -62,4 +73,140 @@ for (const dialect of dialects) {
       expect(other.json().errors.host[0]).toContain('other.example.com');
     });
   });
+}
+
+/** An endpoint whose form writes columns with database rules: a unique email, a foreign key, lengths. */
+const writable = defineEndpoint({
+  resource: 'users',
+  path: 'writable',
+  allowedFilters: ['status'],
+  schema: {
+    table: { columns: [{ key: 'id' }] },
+    form: {
+      inputs: [
+        { name: 'email', label: 'email address', type: 'email' },
+        { name: 'department_id', label: 'department', type: 'number' },
+        { name: 'name', type: 'text', maxLength: 1000 },
+        { name: 'balance', type: 'number' },
+      ],
+    },
+  },
+});
+
+for (const dialect of dialects) {
+  describe(`writes the database refuses, on ${dialect}`, () => {
+    const svc = useService(dialect, 'refusals', { endpoints: [writable] });
+    const patch = (id: number, body: unknown) =>
+      svc.app.inject({ method: 'PATCH', url: `/api/writable/${id}`, payload: body as object });
+
+    it('answers a unique value already taken with 409 keyed by the field, and changes nothing', async () => {
+      const before = await snapshot(svc.conn);
+      const res = await patch(2, { email: 'anna@example.com' });
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.json()).toEqual({
+        message: 'This email address is already taken.',
+        errors: { email: ['This email address is already taken.'] },
+      });
+      expect(await snapshot(svc.conn)).toBe(before);
+    });
+
+    it('lets exactly one of 20 parallel PATCHes take a free email; the others get 409, none a 5xx', async () => {
+      const ids = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].filter((id) =>
+        users.some((u) => u.id === id && !u.deleted_at),
+      );
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          patch(ids[i % ids.length] as number, { email: 'race@example.com' }),
+        ),
+      );
+      const statuses = answers.map((answer) => answer.statusCode);
+      expect(statuses.filter((status) => status >= 500)).toEqual([]);
+      // The same user may set its own email twice: the winners are one user's PATCHes.
+      const winners = new Set(answers.filter((a) => a.statusCode === 200).map((a) => a.json().id));
+      expect(winners.size).toBe(1);
+      expect(statuses.filter((status) => status === 409).length).toBeGreaterThan(0);
+      expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
+    });
+
+    it('answers a foreign key to nothing with 422 keyed by the field', async () => {
+      const res = await patch(1, { department_id: 999 });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().errors).toEqual({ department_id: ['The selected department does not exist.'] });
+    });
+
+    it('answers a value longer than the column with 422, not 500', async () => {
+      const res = await patch(1, { name: 'x'.repeat(300) });
+      // varchar(255): PostgreSQL and MariaDB refuse it; SQLite stores any length.
+      if (dialect === 'sqlite') expect(res.statusCode).toBe(200);
+      else {
+        expect(res.statusCode, res.body).toBe(422);
+        expect(res.json().errors).toEqual({ name: ['The name field is too long for the database.'] });
+      }
+    });
+  });
+
+  describe(`a database that cannot be reached, on ${dialect}`, () => {
+    it('answers 503 with the envelope and Retry-After, the cause in the log only', async () => {
+      const logs: string[] = [];
+      const conn = await unreachable(dialect);
+      const app = await buildService({
+        config: { resources, endpoints: [writable], introspect: false },
+        connection: conn.connection,
+        logger: { level: 'warn', stream: { write: (line: string) => logs.push(line) } },
+      });
+      try {
+        const requests = [
+          { method: 'PATCH' as const, url: '/api/writable/1', payload: { name: 'Locked out' } },
+          // SQLite in WAL mode never blocks a read: only a write waits for the lock.
+          ...(dialect === 'sqlite'
+            ? []
+            : ['/api/writable', '/api/writable?pagination=cursor'].map((url) => ({
+                method: 'GET' as const,
+                url,
+              }))),
+        ];
+        for (const request of requests) {
+          const res = await app.inject(request);
+          expect(res.statusCode, res.body).toBe(503);
+          expect(res.headers['retry-after']).toBe('5');
+          expect(res.json()).toEqual({
+            message: 'The database is unavailable; try again in a few seconds.',
+            errors: { database: ['The database is unavailable; try again in a few seconds.'] },
+          });
+        }
+        expect(logs.join('\n')).toMatch(/database refused the (request|update) \(unavailable\)/);
+      } finally {
+        await app.close();
+        await conn.release();
+      }
+    });
+  });
+}
+
+/**
+ * A connection to a database that cannot serve it: PostgreSQL and MariaDB on a port nothing listens on;
+ * SQLite with the write lock held by another connection past the busy timeout.
+ */
+async function unreachable(
+  dialect: DialectName,
+): Promise<{ connection: Connection; release: () => Promise<void> }> {
+  if (dialect === 'postgres')
+    return { connection: connect('postgres://postgres@127.0.0.1:9/none'), release: async () => {} };
+  if (dialect === 'mysql')
+    return { connection: connect('mysql://root@127.0.0.1:9/none'), release: async () => {} };
+  const file = join(mkdtempSync(join(tmpdir(), 'rqs-locked-')), 'locked.db');
+  const connection = connect(`sqlite:${file}`, { busyTimeoutMs: 50 });
+  await createSchema(connection);
+  await insertFixture(connection);
+  const holder = new Database(file);
+  holder.exec('begin immediate');
+  holder.exec('update users set name = name where id = 1');
+  return {
+    connection,
+    release: async () => {
+      holder.exec('rollback');
+      holder.close();
+      await connection.db.destroy();
+    },
+  };
 }

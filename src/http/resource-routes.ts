@@ -5,10 +5,12 @@ import type { ResourceRecord } from '../resource/policy.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { ErrorBag, RequestError } from '../respond/error-bag.js';
 import { rowReader } from '../respond/normalize.js';
+import { type Field, refusalError } from '../respond/refusal.js';
 import { buildSchemaDocument } from '../schema/document.js';
 import { planUpdate, prepareInputs } from '../schema/update.js';
 import { endpointConditions } from '../sql/compile.js';
 import type { Connection } from '../sql/connect.js';
+import type { Refusal } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
 
 /** Largest PATCH body, in bytes. */
@@ -33,6 +35,34 @@ export function registerResourceRoutes(
   const notFound = () => RequestError.single(404, 'id', `No ${resource.name} record with this id.`);
 
   app.get(`${prefix}/v1/${endpoint.path}/schema`, async () => document);
+
+  const fieldOf = (column: string): Field => {
+    const input = inputs.find((candidate) => candidate.column.name === column);
+    const name = input?.declaration.name ?? column;
+    return { key: name, label: input?.declaration.label ?? name };
+  };
+  const foreignKeys = new Set(
+    [...resource.relations.values()].filter((r) => r.kind === 'belongsTo').map((r) => r.parentKey),
+  );
+  /**
+   * The fields a refused update concerns: the columns the engine named, or else the one written column
+   * the rule can be about (PostgreSQL names no column for a value too long or out of range, SQLite none
+   * for a foreign key); several candidates, or none, key the error `body`.
+   */
+  const refusedFields = (refusal: Refusal, written: readonly string[]): Field[] => {
+    if (refusal.kind === 'unavailable') return [];
+    const named = refusal.columns.filter((column) => resource.columns.has(column));
+    if (named.length > 0) return named.map(fieldOf);
+    const fits = (column: string): boolean => {
+      const type = resource.columns.get(column)?.type;
+      if (refusal.kind === 'too-long') return type === 'string';
+      if (refusal.kind === 'out-of-range') return type === 'integer' || type === 'decimal';
+      if (refusal.kind === 'foreign-key') return foreignKeys.has(column);
+      return false;
+    };
+    const candidates = written.filter(fits);
+    return candidates.length === 1 ? candidates.map(fieldOf) : [];
+  };
 
   /** The record as the endpoint sees it: soft-deleted rows and rows outside `baseQuery` do not exist. */
   const findRecord = async (id: unknown): Promise<ResourceRecord | undefined> => {
@@ -69,7 +99,13 @@ export function registerResourceRoutes(
           .updateTable(resource.table)
           .set(update.values)
           .where(resource.primaryKey, '=', id.value)
-          .execute();
+          .execute()
+          .catch(async (error: unknown) => {
+            const refusal = await dialect.refusal(error, db, resource.table);
+            if (!refusal) throw error;
+            request.log.warn({ err: error }, `database refused the update (${refusal.kind})`);
+            throw refusalError(refusal, refusedFields(refusal, Object.keys(update.values)));
+          });
       const updated = await findRecord(id.value);
       if (!updated) throw notFound();
       return transform(updated);

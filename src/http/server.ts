@@ -4,6 +4,7 @@ import { compileEndpoint } from '../plan/endpoint.js';
 import type { ServiceConfig } from '../resource/policy.js';
 import { ConfigurationError, resolveResources } from '../resource/registry.js';
 import { RequestError } from '../respond/error-bag.js';
+import { refusalError } from '../respond/refusal.js';
 import { readCatalog } from '../sql/catalog.js';
 import type { Connection } from '../sql/connect.js';
 import { registerAdmin } from './admin.js';
@@ -49,11 +50,19 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
     routerOptions: { querystringParser: () => ({}) },
   });
 
-  app.setErrorHandler((error: unknown, request, reply) => {
-    if (error instanceof RequestError) return reply.status(error.status).send(error.envelope);
+  app.setErrorHandler(async (error: unknown, request, reply) => {
+    if (error instanceof RequestError)
+      return reply.status(error.status).headers(error.headers).send(error.envelope);
     const status = (error as { statusCode?: number }).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500)
       return reply.status(status).send({ message: (error as Error).message, errors: {} });
+    // A refusal of the database is the client's answer (503, 409, 422); its cause goes to the log only.
+    const refusal = await connection.dialect.refusal(error, connection.db).catch(() => undefined);
+    if (refusal) {
+      request.log.warn({ err: error }, `database refused the request (${refusal.kind})`);
+      const answer = refusalError(refusal);
+      return reply.status(answer.status).headers(answer.headers).send(answer.envelope);
+    }
     request.log.error({ err: error }, 'request failed');
     return reply.status(500).send({ message: 'Internal server error.', errors: {} });
   });

@@ -39,6 +39,8 @@ export class RequestError extends Error {
   constructor(
     readonly status: number,
     readonly envelope: ErrorEnvelope,
+    /** Response headers that go with it (`Retry-After` on a 503). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(envelope.message);
   }

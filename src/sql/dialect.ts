@@ -30,6 +30,11 @@ export interface ConnectOptions {
    * The CLI reads it from `DATABASE_POOL_SIZE`.
    */
   poolSize?: number;
+  /**
+   * SQLite: how long a statement waits for a lock another connection holds before the database is
+   * reported unavailable (503). Default 5000 ms.
+   */
+  busyTimeoutMs?: number;
 }
 
 /**
@@ -76,11 +81,49 @@ export interface SqlDialect {
    */
   readonly rowValueKeyset: boolean;
 
+  /**
+   * The meaning of an error the driver threw, or undefined for one that is not a refusal of the
+   * database (a fault of the service). `db` serves look-ups the error message leaves out (MariaDB names
+   * a unique index, not its columns); `table` is the table written, when there is one.
+   */
+  refusal(error: unknown, db: DynamicDb, table?: string): Promise<Refusal | undefined>;
+
   /** Parameter forms of typed values, as each database stores them. */
   bindBoolean(value: boolean): unknown;
   /** `iso` is a UTC instant as `YYYY-MM-DDTHH:MM:SS.sssZ`. */
   bindDatetime(iso: string): string;
 }
+
+/**
+ * What a database's refusal means for the client, whatever engine said it: the service is unavailable
+ * (no connection, the server going away, a lock it cannot get), or the request's data broke a rule of
+ * the table — with the columns concerned where the engine names them.
+ */
+export type Refusal =
+  | { readonly kind: 'unavailable' }
+  | {
+      readonly kind:
+        | 'unique'
+        | 'foreign-key'
+        | 'not-null'
+        | 'too-long'
+        | 'out-of-range'
+        | 'check'
+        | 'invalid';
+      readonly columns: readonly string[];
+    };
+
+/** Network failures of the drivers: the database cannot be reached (or went away mid-query). */
+export const networkErrorCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
 
 /** Not a backslash: inside a MariaDB string literal a backslash is itself an escape. */
 export const likeEscapeChar = '!';

@@ -1,6 +1,13 @@
 import { Kysely, MysqlDialect, sql } from 'kysely';
 import { createPool } from 'mysql2';
-import { jsonPathString, type Row, type SqlDialect } from '../dialect.js';
+import {
+  type DynamicDb,
+  jsonPathString,
+  networkErrorCodes,
+  type Refusal,
+  type Row,
+  type SqlDialect,
+} from '../dialect.js';
 
 const extract = (column: unknown, path: readonly string[]) =>
   sql`json_extract(${column}, ${jsonPathString(path)})`;
@@ -8,6 +15,51 @@ const value = (column: unknown, path: readonly string[]) =>
   sql`json_value(${column}, ${jsonPathString(path)})`;
 const typeIn = (column: unknown, path: readonly string[], types: string[]) =>
   sql`json_type(${extract(column, path)}) in (${sql.join(types.map((t) => sql.lit(t)))})`;
+
+/** Server errors meaning "not available now": too many connections, access denied, no such database, gone away, shutdown. */
+const unavailableErrnos = new Set([1040, 1045, 1049, 1053, 1927, 2002, 2003, 2006, 2013]);
+const constraintErrnos: Record<number, Exclude<Refusal['kind'], 'unavailable'>> = {
+  1062: 'unique', // ER_DUP_ENTRY
+  1451: 'foreign-key', // ER_ROW_IS_REFERENCED_2
+  1452: 'foreign-key', // ER_NO_REFERENCED_ROW_2
+  1048: 'not-null', // ER_BAD_NULL_ERROR
+  1406: 'too-long', // ER_DATA_TOO_LONG
+  1264: 'out-of-range', // ER_WARN_DATA_OUT_OF_RANGE
+  4025: 'check', // ER_CONSTRAINT_FAILED (MariaDB)
+  3819: 'check', // ER_CHECK_CONSTRAINT_VIOLATED (MySQL)
+  1366: 'invalid', // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
+  1292: 'invalid', // ER_TRUNCATED_WRONG_VALUE
+};
+
+async function refusal(error: unknown, db: DynamicDb, table?: string): Promise<Refusal | undefined> {
+  const {
+    code = '',
+    errno = 0,
+    fatal,
+    sqlMessage = '',
+  } = error as {
+    code?: string;
+    errno?: number;
+    fatal?: boolean;
+    sqlMessage?: string;
+  };
+  if (fatal || networkErrorCodes.has(code) || code.startsWith('PROTOCOL_') || unavailableErrnos.has(errno))
+    return { kind: 'unavailable' };
+  const kind = constraintErrnos[errno];
+  if (!kind) return undefined;
+  // "Column 'name' cannot be null", "Data too long for column 'name'", "… FOREIGN KEY (`department_id`) …"
+  const named =
+    /column '([^']+)'/i.exec(sqlMessage)?.[1] ?? /FOREIGN KEY \(`([^`]+)`\)/.exec(sqlMessage)?.[1];
+  if (named) return { kind, columns: [named] };
+  // "Duplicate entry 'x' for key 'users_email_index'" names the index only: its columns are in the catalog.
+  const index = /for key '(?:[^'.]*\.)?([^']+)'/.exec(sqlMessage)?.[1];
+  if (kind !== 'unique' || !index || !table) return { kind, columns: [] };
+  const rows = await sql<{ column_name: string }>`select column_name from information_schema.statistics
+    where table_schema = database() and table_name = ${table} and index_name = ${index} order by seq_in_index`
+    .execute(db)
+    .catch(() => ({ rows: [] as { column_name: string }[] }));
+  return { kind, columns: rows.rows.map((row) => row.column_name) };
+}
 
 export const mysql: SqlDialect = {
   name: 'mysql',
@@ -44,6 +96,7 @@ export const mysql: SqlDialect = {
     // json_value gives 1/0 for booleans; json_extract gives the JSON text true/false.
     sql`case when ${typeIn(column, path, ['BOOLEAN'])} then ${extract(column, path)} end`,
   jsonIsNull: (column, path) => sql`coalesce(json_type(${extract(column, path)}), 'NULL') = 'NULL'`,
+  refusal,
   nullsSortLargest: false,
   rowValueKeyset: false,
   bindBoolean: (value) => (value ? 1 : 0),

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
-import type { SqlDialect } from '../dialect.js';
+import { networkErrorCodes, type Refusal, type SqlDialect } from '../dialect.js';
 
 // Dates and timestamps are read as text so that no value passes through the process time zone and
 // microseconds survive; int8 (count(*)) is read as a number.
@@ -22,6 +22,45 @@ const textAt = (column: unknown, path: readonly string[]) =>
   sql`${at(column, path.slice(0, -1))} ->> ${path[path.length - 1]}::text`;
 const typeIs = (column: unknown, path: readonly string[], type: string) =>
   sql`jsonb_typeof(${at(column, path)}) = ${sql.lit(type)}`;
+
+/**
+ * SQLSTATE → refusal. Class 08 (connection), 57P01–57P03 (shutdown, cannot connect now), 53300 (too
+ * many connections), 3D000 (no such database) and 28 (authentication) all mean: not available now.
+ */
+function refusal(error: unknown): Refusal | undefined {
+  const {
+    code = '',
+    detail = '',
+    column,
+    message = '',
+  } = error as {
+    code?: string;
+    detail?: string;
+    column?: string;
+    message?: string;
+  };
+  if (networkErrorCodes.has(code) || /^(08|57P0[123]|53300|3D000|28)/.test(code))
+    return { kind: 'unavailable' };
+  // pg's own words when the server closes the connection or a connect attempt times out.
+  if (!code && /Connection terminated|timeout exceeded when trying to connect/i.test(message))
+    return { kind: 'unavailable' };
+  // `Key (email)=(…) already exists.`, `Key (department_id)=(99) is not present in table …`
+  const keyColumns = /^Key \(([^)]*)\)=/.exec(detail)?.[1]?.split(', ') ?? [];
+  const kinds: Record<string, Exclude<Refusal['kind'], 'unavailable'>> = {
+    '23505': 'unique',
+    '23503': 'foreign-key',
+    '23502': 'not-null',
+    '23514': 'check',
+    '22001': 'too-long',
+    '22003': 'out-of-range',
+    '22P02': 'invalid',
+    '22007': 'invalid',
+    '22008': 'invalid',
+  };
+  const kind = kinds[code];
+  if (!kind) return undefined;
+  return { kind, columns: code === '23502' && column ? [column] : keyColumns };
+}
 
 export const postgres: SqlDialect = {
   name: 'postgres',
@@ -51,6 +90,7 @@ export const postgres: SqlDialect = {
   jsonBoolean: (column, path) =>
     sql`case when ${typeIs(column, path, 'boolean')} then ${textAt(column, path)} end`,
   jsonIsNull: (column, path) => sql`${textAt(column, path)} is null`,
+  refusal: async (error) => refusal(error),
   nullsSortLargest: true,
   rowValueKeyset: true,
   bindBoolean: (value) => value,

@@ -1,0 +1,43 @@
+import type { Refusal } from '../sql/dialect.js';
+import { RequestError } from './error-bag.js';
+
+/** Seconds a client is asked to wait before retrying a request the database could not serve. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** The field a client wrote for a column: its key in the error map and the label its messages use. */
+export interface Field {
+  readonly key: string;
+  readonly label: string;
+}
+
+const messages: Record<Exclude<Refusal['kind'], 'unavailable'>, (label: string) => string> = {
+  unique: (label) => `This ${label} is already taken.`,
+  'foreign-key': (label) => `The selected ${label} does not exist.`,
+  'not-null': (label) => `The ${label} field is required.`,
+  'too-long': (label) => `The ${label} field is too long for the database.`,
+  'out-of-range': (label) => `The ${label} field is out of the range the database stores.`,
+  check: (label) => `The ${label} field breaks a rule of the database.`,
+  invalid: (label) => `The ${label} field has a value the database cannot store.`,
+};
+
+/**
+ * A refusal of the database as the client's answer: 503 with `Retry-After` when it is unavailable;
+ * 409 for a unique value already taken; 422 for the other rules. `fields` are the fields the rule
+ * concerns (empty when the engine did not say: then the error is keyed `body`).
+ */
+export function refusalError(refusal: Refusal, fields: readonly Field[] = []): RequestError {
+  if (refusal.kind === 'unavailable') {
+    const message = 'The database is unavailable; try again in a few seconds.';
+    return new RequestError(
+      503,
+      { message, errors: { database: [message] } },
+      { 'retry-after': String(RETRY_AFTER_SECONDS) },
+    );
+  }
+  const status = refusal.kind === 'unique' ? 409 : 422;
+  const named = fields.length > 0 ? fields : [{ key: 'body', label: 'value' }];
+  const errors: Record<string, string[]> = {};
+  for (const field of named) errors[field.key] = [messages[refusal.kind](field.label)];
+  const first = Object.values(errors)[0]?.[0] ?? '';
+  return new RequestError(status, { message: first, errors });
+}
