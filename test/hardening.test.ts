@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { endpoints as demoEndpoints } from '../examples/demo/endpoints.js';
 import { resources } from '../examples/demo/resources.js';
 import { createSchema } from '../examples/demo/schema.js';
 import { buildService } from '../src/http/server.js';
@@ -209,4 +210,59 @@ async function unreachable(
       await connection.db.destroy();
     },
   };
+}
+
+for (const dialect of dialects) {
+  describe(`declarations the database contradicts, on ${dialect}`, () => {
+    const svc = useService(dialect, 'declared');
+
+    it('stops at start-up when a declared column (one a form writes) is missing from the table', async () => {
+      const withNickname = resources.map((resource) =>
+        resource.name === 'users'
+          ? { ...resource, columns: { ...resource.columns, nickname: 'string' as const } }
+          : resource,
+      );
+      const nicknameForm = defineEndpoint({
+        ...writable,
+        schema: {
+          table: { columns: [{ key: 'id' }] },
+          form: { inputs: [{ name: 'nickname', type: 'text' }] },
+        },
+      });
+      await expect(
+        buildService({
+          config: { resources: withNickname, endpoints: [nicknameForm] },
+          connection: svc.conn,
+        }),
+      ).rejects.toThrow(/column "users\.nickname" is declared, but the database's table has no such column/);
+      // Without introspection the declaration is trusted: the service starts.
+      const app = await buildService({
+        config: { resources: withNickname, endpoints: [nicknameForm], introspect: false },
+        connection: svc.conn,
+      });
+      await app.close();
+    });
+  });
+}
+
+for (const dialect of dialects) {
+  describe(`form-sized bodies, on ${dialect}`, () => {
+    const svc = useService(dialect, 'bodies', { endpoints: demoEndpoints });
+
+    it('accepts a textarea at its documented 65,535 characters and refuses one more with 422, not 413', async () => {
+      // Quotes and newlines take two bytes each in JSON: the body is far over the old 64 KiB limit.
+      const longest = 'ab"\n'.repeat(65_535 / 5) + 'x'.repeat((65_535 % 5) + 65_535 / 5);
+      expect(longest).toHaveLength(65_535);
+      const ok = await svc.app.inject({ method: 'PATCH', url: '/api/posts/1', payload: { body: longest } });
+      expect(ok.statusCode, ok.body.slice(0, 200)).toBe(200);
+      expect(ok.json().body).toBe(longest);
+      const over = await svc.app.inject({
+        method: 'PATCH',
+        url: '/api/posts/1',
+        payload: { body: `${longest}x` },
+      });
+      expect(over.statusCode).toBe(422);
+      expect(over.json().errors.body[0]).toContain('65535');
+    });
+  });
 }

@@ -7,14 +7,11 @@ import { ErrorBag, RequestError } from '../respond/error-bag.js';
 import { rowReader } from '../respond/normalize.js';
 import { type Field, refusalError } from '../respond/refusal.js';
 import { buildSchemaDocument } from '../schema/document.js';
-import { planUpdate, prepareInputs } from '../schema/update.js';
+import { bodyLimit, planUpdate, prepareInputs } from '../schema/update.js';
 import { endpointConditions } from '../sql/compile.js';
 import type { Connection } from '../sql/connect.js';
 import type { Refusal } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
-
-/** Largest PATCH body, in bytes. */
-const BODY_LIMIT = 64 * 1024;
 
 /** `GET <prefix>/v1/<path>/schema` and `PATCH <form.endpoint>/:id`, for an endpoint that declares a schema. */
 export function registerResourceRoutes(
@@ -78,7 +75,7 @@ export function registerResourceRoutes(
 
   app.patch<{ Params: { id: string } }>(
     `${document.form.endpoint}/:id`,
-    { bodyLimit: BODY_LIMIT },
+    { bodyLimit: bodyLimit(inputs) },
     async (request) => {
       // Fastify also parses text/plain; PATCH accepts JSON only.
       if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? ''))

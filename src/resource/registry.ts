@@ -75,6 +75,11 @@ export function resolveResources(
     const primaryKey = definition.primaryKey ?? 'id';
     const known = catalog?.get(definition.table);
     for (const [name, spec] of Object.entries(definition.columns)) {
+      // A column the table lacks would fail every request (and every PATCH) that names it: stop here.
+      if (known && !known.has(name))
+        throw new ConfigurationError(
+          `Resource "${definition.name}": column "${definition.table}.${name}" is declared, but the database's table has no such column (it has ${[...known.keys()].join(', ')}).`,
+        );
       const options = columnOptions(spec);
       columns.set(name, {
         name,
