@@ -266,3 +266,51 @@ for (const dialect of dialects) {
     });
   });
 }
+
+for (const dialect of dialects) {
+  describe(`clearer answers, on ${dialect}`, () => {
+    const svc = useService(dialect, 'clearer');
+
+    it('lists, for an unknown operator, only the operators of that field’s kind', async () => {
+      const res = await svc.get('/api/users?filter[score][like]=1');
+      expect(res.status).toBe(422);
+      const [message] = res.body.errors['filter.score'];
+      expect(message).toContain('Unknown operator "like"');
+      expect(message).toContain('integer column');
+      expect(message).toContain('gte');
+      expect(message).not.toContain('starts_with');
+    });
+
+    it('says a JSON path is too deep instead of "not authorized"', async () => {
+      const res = await svc.get('/api/users?filter[settings.a.b.c.d.e.f.g.h.i]=x');
+      expect(res.status).toBe(422);
+      expect(res.body.errors['filter.settings.a.b.c.d.e.f.g.h.i']).toEqual([
+        'The filter "settings.a.b.c.d.e.f.g.h.i" is 9 keys deep inside "settings": a path inside a JSON column is at most 8 keys deep.',
+      ]);
+    });
+
+    it('reads include[], count[] and sort[] (what axios and qs send) like comma-separated lists', async () => {
+      const pairs = [
+        ['include[]=roles&include[]=department', 'include=roles,department'],
+        ['count[]=posts&count[]=roles', 'count=posts,roles'],
+        ['sort[]=-score&sort[]=name', 'sort=-score,name'],
+        ['include=roles&include=profile', 'include=roles,profile'],
+      ];
+      for (const [asArray, asList] of pairs) {
+        const a = await svc.get(`/api/users-loaded?per_page=4&${asArray}`);
+        const b = await svc.get(`/api/users-loaded?per_page=4&${asList}`);
+        expect(a.status, asArray).toBe(200);
+        expect(a.body.data, asArray).toEqual(b.body.data);
+      }
+    });
+
+    it('reads sort=+score (the + arrives as a space) as ascending', async () => {
+      const plus = await svc.get('/api/users-loaded?sort=+score&per_page=100');
+      const encoded = await svc.get('/api/users-loaded?sort=%2Bscore&per_page=100');
+      const plain = await svc.get('/api/users-loaded?sort=score&per_page=100');
+      expect(plus.status).toBe(200);
+      expect(plus.body.data).toEqual(plain.body.data);
+      expect(encoded.body.data).toEqual(plain.body.data);
+    });
+  });
+}

@@ -106,7 +106,9 @@ export function parseSort(
   onError: (message: string) => void,
 ): SortTerm[] {
   const terms: SortTerm[] = [];
-  for (const part of text.split(',')) {
+  for (const written of text.split(',')) {
+    // `sort=+score` arrives as " score" (a `+` in a query string is a space): ascending, as meant.
+    const part = written.trim().replace(/^\+/, '');
     if (part === '') continue;
     const descending = part.startsWith('-');
     const column = descending ? part.slice(1) : part;

@@ -89,6 +89,14 @@ export function resolvePath(resource: ResolvedResource, name: string): ResolvedP
 }
 
 export function notAllowedMessage(endpoint: CompiledEndpoint, name: string): string {
+  // Too deep inside a JSON column the endpoint allows: say so (the column is no secret to this client).
+  for (const owner of endpoint.wildcardOwners) {
+    if (!name.startsWith(`${owner}.`) || resolvePath(endpoint.resource, owner)?.column.type !== 'json')
+      continue;
+    const keys = name.slice(owner.length + 1).split('.').length;
+    if (keys > maxJsonDepth)
+      return `The filter "${name}" is ${keys} keys deep inside "${owner}": a path inside a JSON column is at most ${maxJsonDepth} keys deep.`;
+  }
   const allowed = endpoint.allowedFilterNames;
   return `The filter "${name}" is not authorized for this resource (${endpoint.resource.name}). ${
     allowed.length > 0 ? `Allowed filters: ${allowed.join(', ')}.` : 'This resource allows no filters.'
@@ -99,7 +107,7 @@ export function notAllowedMessage(endpoint: CompiledEndpoint, name: string): str
 type Report = (message: string) => void;
 
 /** `filter[x]=v`, `filter[x][op]=v`, … → the operator/value pairs, in the client's order. */
-function operatorEntries(field: FieldInput, report: Report): [OperatorName, RawValue][] {
+function operatorEntries(field: FieldInput, kind: TargetKind, report: Report): [OperatorName, RawValue][] {
   const { name, raw } = field;
   if (typeof raw === 'string') return [['eq', raw]];
   if (Array.isArray(raw)) {
@@ -113,7 +121,7 @@ function operatorEntries(field: FieldInput, report: Report): [OperatorName, RawV
     if (isOperator(op)) entries.push([op, value]);
     else
       report(
-        `Unknown operator "${op}" in filter "${name}". Operators: ${Object.keys(operators).join(', ')}.`,
+        `Unknown operator "${op}" in filter "${name}". Operators for it (${describeKind(kind)}): ${operatorsFor(kind).join(', ')}.`,
       );
   }
   return entries;
@@ -145,7 +153,7 @@ export function buildConditions(
   const kind = targetKind(resolution.target);
   const { maxValueLength, maxListLength } = endpoint.limits;
   const conditions: Condition[] = [];
-  for (const [op, value] of operatorEntries(field, report)) {
+  for (const [op, value] of operatorEntries(field, kind, report)) {
     const spec = operators[op];
     if (!(spec.targets as readonly TargetKind[]).includes(kind)) {
       report(

@@ -14,6 +14,8 @@ import {
 
 const groupKinds = new Set(['and', 'or']);
 const knownParams = new Set<string>(['filter', ...scalarParams]);
+/** Parameters whose value is a comma-separated list, so a list given as an array reads the same. */
+const listParams = new Set<string>(['include', 'count', 'sort']);
 
 /** The qs options for our limits: every limit throws instead of silently reshaping the input. */
 function qsOptions(limits: Limits): qs.IParseOptions {
@@ -78,6 +80,9 @@ export function parseListQuery(rawQuery: string, limits: Limits, errors: ErrorBa
       errors.add(key, `Unknown query parameter "${key}". Known parameters: ${[...knownParams].join(', ')}.`);
     } else if (key !== 'filter') {
       if (typeof value === 'string') params[key as ScalarParam] = value;
+      // `include[]=a&include[]=b` (what axios and qs write) means `include=a,b`: these take lists.
+      else if (listParams.has(key) && Array.isArray(value) && value.every((item) => typeof item === 'string'))
+        params[key as ScalarParam] = value.join(',');
       else errors.add(key, `The ${key} parameter must be given once, as a single value.`);
     }
   }
