@@ -211,8 +211,8 @@ describe('parseListQuery', () => {
     });
 
     it('names unknown parameters and parameters given twice', () => {
-      const { errors } = parse('foo=1&Filter[x]=1&page=1&page=2&sort[]=name');
-      expect(Object.keys(errors).sort()).toEqual(['Filter', 'foo', 'page', 'sort']);
+      const { errors } = parse('foo=1&Filter[x]=1&page=1&page=2&pagination[]=cursor');
+      expect(Object.keys(errors).sort()).toEqual(['Filter', 'foo', 'page', 'pagination']);
     });
 
     it('does not let __proto__ reach anything', () => {
