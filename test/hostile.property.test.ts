@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { endpoints as demoEndpoints } from '../examples/demo/endpoints.js';
 import { operatorNames } from '../src/plan/operators.js';
 import { dialects } from './support/databases.js';
 import { snapshot, useService } from './support/service.js';
@@ -536,4 +537,56 @@ describe.each(dialects)('hostile query strings on %s', (dialect) => {
     expect(problem).toBeUndefined();
     expect(await snapshot(service.conn)).toBe(before);
   });
+});
+
+/** PATCH bodies aimed at the table's rules: taken emails, missing departments, long and huge values. */
+const patchBody = fc.record(
+  {
+    email: fc.oneof(
+      fc.constantFrom('anna@example.com', 'annabel@example.org', 'joanne@example.com', 'fresh@example.net'),
+      fc.emailAddress(),
+    ),
+    name: fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('x'.repeat(256), 'é'.repeat(255), '')),
+    score: fc.oneof(fc.integer(), fc.constantFrom(2 ** 31, -(2 ** 31) - 1, 1e20, 0.5)),
+    balance: fc.oneof(fc.double(), fc.constantFrom(1e14, 0.001, 12.345, -1e10, 9_999_999_999.99)),
+    birthday: fc.constantFrom('2024-02-30', '1990-01-01', '0000-01-01', 'not a date', null),
+    status: fc.constantFrom('active', 'banned', 'nope', ''),
+    __proto__: fc.constant({ polluted: true }),
+  },
+  { requiredKeys: [] },
+);
+
+describe.each(dialects)('hostile PATCH bodies on %s', (dialect) => {
+  const service = useService(dialect, 'hostile_patch', { endpoints: demoEndpoints });
+
+  it('never answers a server error, and a refused PATCH changes nothing', async () => {
+    const serverErrors: string[] = [];
+    const statuses = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(1, 2, 3, 4, 5), patchBody, async (id, body) => {
+        const before = await snapshot(service.conn);
+        const response = await service.app.inject({
+          method: 'PATCH',
+          url: `/api/users/${id}`,
+          payload: JSON.stringify(body),
+          headers: { 'content-type': 'application/json' },
+        });
+        statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+        if (response.statusCode >= 500 && serverErrors.length < 10)
+          serverErrors.push(
+            `${response.statusCode} ${JSON.stringify(body).slice(0, 200)} → ${response.body}`,
+          );
+        if (response.statusCode >= 400) {
+          expect(typeof response.json().message).toBe('string');
+          expect(await snapshot(service.conn)).toBe(before);
+        }
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      }),
+      { numRuns: 150 },
+    );
+    expect(serverErrors).toEqual([]);
+    expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
+    expect(statuses.get(409) ?? 0).toBeGreaterThan(0);
+    expect(statuses.get(422) ?? 0).toBeGreaterThan(0);
+  }, 120_000);
 });
