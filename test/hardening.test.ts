@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -311,6 +312,72 @@ for (const dialect of dialects) {
       expect(plus.status).toBe(200);
       expect(plus.body.data).toEqual(plain.body.data);
       expect(encoded.body.data).toEqual(plain.body.data);
+    });
+  });
+}
+
+/**
+ * Sends raw bytes on one keep-alive connection and collects everything the server writes until it
+ * closes the connection or `ms` pass: how the connection ended ('end' or the error's code) and the text.
+ */
+function rawExchange(port: number, requests: Buffer[], ms = 2000): Promise<{ text: string; ended: string }> {
+  return new Promise((resolve) => {
+    const socket = netConnect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const done = (ended: string) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text: Buffer.concat(chunks).toString('utf8'), ended });
+    };
+    const timer = setTimeout(() => done('open'), ms);
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('end', () => done('end'));
+    socket.on('error', (error: NodeJS.ErrnoException) => done(error.code ?? 'error'));
+    socket.on('connect', () => {
+      for (const request of requests) socket.write(request);
+    });
+  });
+}
+
+for (const dialect of dialects) {
+  describe(`answers made before routing, on ${dialect}`, () => {
+    const svc = useService(dialect, 'prerouting');
+
+    it('answers an over-long request line with the envelope and Connection: close, then closes cleanly', async () => {
+      const address = await svc.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = Number(new URL(address).port);
+      const long = Buffer.from(
+        `GET /api/users?filter[name]=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      );
+      const { text, ended } = await rawExchange(port, [long]);
+      expect(text).toMatch(/^HTTP\/1\.1 431 /);
+      expect(text.toLowerCase()).toContain('connection: close');
+      const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+      expect(body).toEqual({
+        message: 'The request line or headers are too long.',
+        errors: { request: ['The request line or headers are too long.'] },
+      });
+      expect(ended).toBe('end');
+
+      const garbage = await rawExchange(port, [Buffer.from('BREW /pot HTCPCP/1.0\r\n\r\n')]);
+      expect(garbage.text).toMatch(/^HTTP\/1\.1 400 /);
+      expect(
+        JSON.parse(garbage.text.slice(garbage.text.indexOf('\r\n\r\n') + 4)).errors.request,
+      ).toHaveLength(1);
+
+      // Raw bytes that are not ASCII in the request target, and an escape that does not decode.
+      for (const target of [Buffer.from('/api/users?filter[name]=é', 'utf8'), Buffer.from('/api/%E0%A4%A')]) {
+        const request = Buffer.concat([
+          Buffer.from('GET '),
+          target,
+          Buffer.from(' HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        ]);
+        const { text: answer } = await rawExchange(port, [request]);
+        const status = Number(answer.slice(9, 12));
+        expect(status === 200 || (status >= 400 && status < 500), answer.slice(0, 80)).toBe(true);
+        const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+        if (status !== 200) expect(typeof json.message).toBe('string');
+      }
     });
   });
 }

@@ -1,4 +1,11 @@
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { checkDefaultFilters } from '../plan/authorize.js';
 import { compileEndpoint } from '../plan/endpoint.js';
 import type { ServiceConfig } from '../resource/policy.js';
@@ -45,6 +52,15 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
 
   const app = Fastify({
     logger: options.logger ?? false,
+    clientErrorHandler: answerClientError,
+    // Errors Fastify finds before routing (a URL that does not decode): the same envelope as ours.
+    frameworkErrors: (error, _request, reply) => {
+      const status = (error as { statusCode?: number }).statusCode ?? 400;
+      const message =
+        status === 400 ? 'The request URL is malformed (an escape that does not decode).' : error.message;
+      // The reply's generic types depend on route schemas this hook has none of.
+      (reply as FastifyReply).status(status).send({ message, errors: { url: [message] } });
+    },
     // The list routes parse the raw query string themselves (qs, with limits that fail loudly);
     // Fastify's flat parser would only do work that is thrown away.
     routerOptions: { querystringParser: () => ({}) },
@@ -107,6 +123,31 @@ const hostHeader =
  * a value that is not a plain host[:port] (`evil.example:1@x`), or a host outside `trustedHosts`, is
  * refused rather than copied into every link of the answer.
  */
+/**
+ * What Node's HTTP parser refuses before Fastify sees a request (a request line or headers over the
+ * limit, bytes that are not HTTP): the envelope, and `Connection: close` so that a keep-alive client
+ * knows the connection ends, rather than finding it reset at its next request.
+ */
+function answerClientError(error: Error, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const code = (error as { code?: string }).code;
+  const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message =
+    status === 431
+      ? 'The request line or headers are too long.'
+      : status === 408
+        ? 'The request took too long to arrive.'
+        : 'The request is not valid HTTP.';
+  const body = JSON.stringify({ message, errors: { request: [message] } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 function baseUrl(config: ServiceConfig, request: FastifyRequest): string {
   if (config.publicUrl) return config.publicUrl.replace(/\/$/, '');
   const host = request.host;
