@@ -381,3 +381,35 @@ for (const dialect of dialects) {
     });
   });
 }
+
+for (const dialect of dialects) {
+  describe(`declared decimal precision and scale, on ${dialect}`, () => {
+    const svc = useService(dialect, 'decimals', { endpoints: [writable] });
+    const patch = (body: unknown) =>
+      svc.app.inject({ method: 'PATCH', url: '/api/writable/1', payload: body as object });
+
+    it('refuses values outside numeric(12, 2) with 422 naming the field, the same on every engine', async () => {
+      const before = await snapshot(svc.conn);
+      const cases: [number, string][] = [
+        [1e14, 'The balance field must be between -9999999999.99 and 9999999999.99.'],
+        [-1e10, 'The balance field must be between -9999999999.99 and 9999999999.99.'],
+        [0.001, 'The balance field must have at most 2 decimal places.'],
+        [12.345, 'The balance field must have at most 2 decimal places.'],
+      ];
+      for (const [balance, message] of cases) {
+        const res = await patch({ balance });
+        expect(res.statusCode, String(balance)).toBe(422);
+        expect(res.json().errors).toEqual({ balance: [message] });
+      }
+      expect(await snapshot(svc.conn)).toBe(before);
+    });
+
+    it('stores values inside it exactly', async () => {
+      for (const balance of [12.34, 9_999_999_999.99, -0.5, 12.3]) {
+        const res = await patch({ balance });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json().balance).toBe(balance);
+      }
+    });
+  });
+}

@@ -17,7 +17,7 @@ export const users = defineResource({
     email: 'string',
     status: 'string',
     score: 'integer',
-    balance: 'decimal',
+    balance: { type: 'decimal', precision: 12, scale: 2 },
     is_admin: 'boolean',
     birthday: 'date',
     settings: 'json',

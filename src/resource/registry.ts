@@ -13,6 +13,9 @@ export interface ResolvedColumn {
   readonly big: boolean;
   /** Can hold NULL: the database's answer when it gave one, else the declaration (default true). */
   readonly nullable: boolean;
+  /** Decimal columns that declare them: `numeric(precision, scale)`. */
+  readonly precision?: number;
+  readonly scale?: number;
 }
 
 /**
@@ -81,7 +84,9 @@ export function resolveResources(
           `Resource "${definition.name}": column "${definition.table}.${name}" is declared, but the database's table has no such column (it has ${[...known.keys()].join(', ')}).`,
         );
       const options = columnOptions(spec);
+      checkDecimal(definition.name, name, options);
       columns.set(name, {
+        ...(options.precision !== undefined && { precision: options.precision, scale: options.scale ?? 0 }),
         name,
         type: options.type,
         hidden: options.hidden ?? false,
@@ -131,6 +136,18 @@ export function resolveResources(
     }
   }
   return resolved;
+}
+
+function checkDecimal(resource: string, name: string, options: ColumnOptions): void {
+  const { precision, scale } = options;
+  if (precision === undefined && scale === undefined) return;
+  const where = `Resource "${resource}": column "${name}"`;
+  if (options.type !== 'decimal')
+    throw new ConfigurationError(`${where}: precision and scale are for decimal columns.`);
+  if (precision === undefined || !Number.isInteger(precision) || precision < 1 || precision > 65)
+    throw new ConfigurationError(`${where}: precision must be a whole number from 1 to 65.`);
+  if (scale !== undefined && (!Number.isInteger(scale) || scale < 0 || scale > precision))
+    throw new ConfigurationError(`${where}: scale must be a whole number from 0 to the precision.`);
 }
 
 function requireColumn(resource: ResolvedResource, column: string, relation: string): void {

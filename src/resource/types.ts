@@ -18,6 +18,12 @@ export interface ColumnOptions {
    * by cursor with the plain SQL an index serves; a nullable one carries the NULL handling.
    */
   nullable?: boolean;
+  /**
+   * Decimal columns: total digits and digits after the point, as in `numeric(12, 2)`. A written value
+   * outside them is a 422 on every engine (SQLite would store it as it is; the others refuse or round).
+   */
+  precision?: number;
+  scale?: number;
 }
 
 /** A column is declared either by its kind alone or with options. */

@@ -84,6 +84,23 @@ export function bodyLimit(inputs: readonly FormInput[]): number {
   return bytes;
 }
 
+/**
+ * A value outside a declared `numeric(precision, scale)`: the same answer on every engine. More
+ * decimals than the scale are refused, not rounded: a stored value is never one the client did not send.
+ */
+function decimalProblem(column: ResolvedColumn, text: string): string | undefined {
+  const { precision, scale = 0 } = column;
+  if (precision === undefined) return undefined;
+  const [whole = '', fraction = ''] = text.replace(/^[+-]/, '').split('.');
+  if (fraction.replace(/0+$/, '').length > scale)
+    return scale === 0 ? 'be a whole number' : `have at most ${scale} decimal place${scale === 1 ? '' : 's'}`;
+  if (whole.replace(/^0+/, '').length > precision - scale) {
+    const largest = `${'9'.repeat(precision - scale) || '0'}${scale > 0 ? `.${'9'.repeat(scale)}` : ''}`;
+    return `be between -${largest} and ${largest}`;
+  }
+  return undefined;
+}
+
 const isEmpty = (value: unknown) => value === null || value === undefined || value === '';
 
 /**
@@ -149,9 +166,10 @@ function checkValue(
     }
     case 'number': {
       const result = typeof value === 'number' ? coerceForColumn(column, String(value)) : undefined;
-      return result?.ok
-        ? { value: result.value }
-        : `The ${label} field must be ${result?.ok === false ? result.expected : 'a number'}.`;
+      if (!result?.ok)
+        return `The ${label} field must be ${result?.ok === false ? result.expected : 'a number'}.`;
+      const problem = decimalProblem(column, String(value));
+      return problem ? `The ${label} field must ${problem}.` : { value: result.value };
     }
     default: {
       if (typeof value !== 'string') return `The ${label} field must be a string.`;
