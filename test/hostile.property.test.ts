@@ -582,7 +582,15 @@ describe.each(dialects)('hostile PATCH bodies on %s', (dialect) => {
         }
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       }),
-      { numRuns: 150 },
+      // Random bodies mostly break a rule the form checks itself; these reach the database's rules too.
+      {
+        numRuns: 150,
+        examples: [
+          [2, { email: 'anna@example.com' }],
+          [3, { email: 'fresh@example.net', name: 'x'.repeat(256) }],
+          [4, { name: 'Fine Name', status: 'active' }],
+        ],
+      },
     );
     expect(serverErrors).toEqual([]);
     expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
