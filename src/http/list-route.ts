@@ -13,7 +13,7 @@ import { lengthAwarePage } from '../respond/length-aware.js';
 import { rowReader } from '../respond/normalize.js';
 import { cursorPage, simplePage } from '../respond/simple-and-cursor.js';
 import type { Connection } from '../sql/connect.js';
-import type { Row } from '../sql/dialect.js';
+import type { Row, RunOptions, Statement } from '../sql/dialect.js';
 import { PreparedQueries } from '../sql/prepared.js';
 
 /** Rows fetched per query when all=true streams an unlimited result. */
@@ -36,7 +36,6 @@ export function listRoute(
 ) {
   const read = rowReader(endpoint.resource);
   const queries = new PreparedQueries(connection.db, connection.dialect, endpoint.policy);
-  const { run } = connection;
   const transform = endpoint.policy.response ?? ((record: ResourceRecord): unknown => record);
   // The plan of a query string is a pure function of it and the endpoint's policy, and immutable:
   // the same URL requested again (a list's first page, a polled view) skips parse and authorize.
@@ -44,7 +43,7 @@ export function listRoute(
   const plans = new BoundedMap<string, ListPlan>(MAX_CACHED_PLANS);
 
   /** Rows → records with counts and includes, then through the transformer. */
-  async function shape(plan: ListPlan, rows: Row[]): Promise<unknown[]> {
+  async function shape(plan: ListPlan, rows: Row[], options: RunOptions): Promise<unknown[]> {
     const records = rows.map((row) => {
       const record = read(row);
       for (const relation of plan.counts) {
@@ -53,7 +52,7 @@ export function listRoute(
       }
       return record;
     });
-    if (plan.includes.length > 0) await loadIncludes(connection, plan.includes, records);
+    if (plan.includes.length > 0) await loadIncludes(connection, plan.includes, records, options);
     return records.map(transform);
   }
 
@@ -71,6 +70,13 @@ export function listRoute(
     }
     const path = urlOf(request);
     const mode: PageMode = plan.mode;
+    // A client that goes away before its answer is written stops its statements in the database.
+    const gone = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) gone.abort();
+    });
+    const options: RunOptions = { timeoutMs: endpoint.timeoutMs, signal: gone.signal };
+    const run = (statement: Statement) => connection.run(statement, options);
 
     switch (mode.kind) {
       case 'length-aware': {
@@ -80,7 +86,7 @@ export function listRoute(
           run(queries.rows(plan, { limit: mode.perPage, offset })),
         ]);
         const total = Number(countRows[0]?.total ?? 0);
-        return lengthAwarePage(await shape(plan, rows), { ...mode, total, path, rawQuery });
+        return lengthAwarePage(await shape(plan, rows, options), { ...mode, total, path, rawQuery });
       }
       case 'simple': {
         // One row more than the page tells whether a next page exists, without counting.
@@ -88,7 +94,7 @@ export function listRoute(
           queries.rows(plan, { limit: mode.perPage + 1, offset: (mode.page - 1) * mode.perPage }),
         );
         const hasMore = rows.length > mode.perPage;
-        return simplePage(await shape(plan, rows.slice(0, mode.perPage)), {
+        return simplePage(await shape(plan, rows.slice(0, mode.perPage), options), {
           ...mode,
           hasMore,
           path,
@@ -111,7 +117,13 @@ export function listRoute(
         // extra row came back; going backwards, the reverse.
         const next = backwards || hasMore ? cursorTo('next', last) : null;
         const prev = (backwards ? hasMore : mode.cursor !== undefined) ? cursorTo('prev', first) : null;
-        return cursorPage(await shape(plan, rows), { perPage: mode.perPage, next, prev, path, rawQuery });
+        return cursorPage(await shape(plan, rows, options), {
+          perPage: mode.perPage,
+          next,
+          prev,
+          path,
+          rawQuery,
+        });
       }
       case 'all': {
         if (mode.max !== 'unlimited') {
@@ -123,9 +135,11 @@ export function listRoute(
               'all',
               `The total of ${total} records exceeds the maximum of ${mode.max} allowed for all=true.`,
             );
-          return shape(plan, await run(queries.rows(plan, {})));
+          return shape(plan, await run(queries.rows(plan, {})), options);
         }
-        return reply.type('application/json; charset=utf-8').send(Readable.from(streamAll(plan)));
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(Readable.from(streamAll(plan, run, options)));
       }
     }
   };
@@ -134,14 +148,18 @@ export function listRoute(
    * Every record as one JSON array, fetched in keyset batches: memory stays flat whatever the row
    * count, no connection is held between batches, and includes load per batch on every engine.
    */
-  async function* streamAll(plan: ListPlan): AsyncGenerator<string> {
+  async function* streamAll(
+    plan: ListPlan,
+    run: (statement: Statement) => Promise<Row[]>,
+    options: RunOptions,
+  ): AsyncGenerator<string> {
     yield '[';
     let after: CursorValue[] | undefined;
     let first = true;
     for (;;) {
       const rows = await run(queries.rows(plan, { limit: STREAM_BATCH, after }));
       if (rows.length === 0) break;
-      const items = await shape(plan, rows);
+      const items = await shape(plan, rows, options);
       const body = items.map((item) => JSON.stringify(item)).join(',');
       yield first ? body : `,${body}`;
       first = false;

@@ -11,9 +11,10 @@ import { compileEndpoint } from '../plan/endpoint.js';
 import type { ServiceConfig } from '../resource/policy.js';
 import { ConfigurationError, resolveResources } from '../resource/registry.js';
 import { RequestError } from '../respond/error-bag.js';
-import { refusalError } from '../respond/refusal.js';
+import { refusalError, timeoutError } from '../respond/refusal.js';
 import { readCatalog } from '../sql/catalog.js';
 import type { Connection } from '../sql/connect.js';
+import { QueryCancelled, QueryTimeout } from '../sql/dialect.js';
 import { registerAdmin } from './admin.js';
 import { listRoute } from './list-route.js';
 import { registerResourceRoutes } from './resource-routes.js';
@@ -72,6 +73,12 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
     const status = (error as { statusCode?: number }).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500)
       return reply.status(status).send({ message: (error as Error).message, errors: {} });
+    if (error instanceof QueryTimeout || error instanceof QueryCancelled) {
+      // The database was told to stop the statement: past the endpoint's timeout, or for a client that left.
+      request.log.warn({ err: error }, error.message);
+      const answer = timeoutError(error instanceof QueryTimeout ? error.ms : undefined);
+      return reply.status(answer.status).headers(answer.headers).send(answer.envelope);
+    }
     // A refusal of the database is the client's answer (503, 409, 422); its cause goes to the log only.
     const refusal = await connection.dialect.refusal(error, connection.db).catch(() => undefined);
     if (refusal) {

@@ -3,7 +3,7 @@ import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import { rowReader } from '../respond/normalize.js';
 import type { Connection } from '../sql/connect.js';
-import type { Row } from '../sql/dialect.js';
+import type { Row, RunOptions } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
 
 /** Keys per `IN (…)`: under every engine's parameter limit (PostgreSQL 65535, SQLite 32766). */
@@ -22,6 +22,7 @@ export async function loadIncludes(
   connection: Connection,
   nodes: readonly IncludeNode[],
   parents: readonly ResourceRecord[],
+  options?: RunOptions,
 ): Promise<void> {
   for (const node of nodes) {
     const { relation } = node;
@@ -36,7 +37,7 @@ export async function loadIncludes(
     const loaded: ResourceRecord[] = [];
     const read = readerFor(relation.target);
     for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
-      const rows = await relatedRows(connection, relation, keys.slice(i, i + KEYS_PER_QUERY));
+      const rows = await relatedRows(connection, relation, keys.slice(i, i + KEYS_PER_QUERY), options);
       for (const row of rows) {
         const record = read(row);
         const key = String(row[LINK]);
@@ -50,7 +51,7 @@ export async function loadIncludes(
       const related = byParent.get(String(parent[relation.parentKey])) ?? [];
       parent[relation.name] = toMany(relation) ? related : (related[0] ?? null);
     }
-    if (node.children.length > 0) await loadIncludes(connection, node.children, loaded);
+    if (node.children.length > 0) await loadIncludes(connection, node.children, loaded, options);
   }
 }
 
@@ -64,7 +65,12 @@ function readerFor(resource: ResolvedResource): ReturnType<typeof rowReader> {
   return read;
 }
 
-function relatedRows(connection: Connection, relation: ResolvedRelation, keys: unknown[]): Promise<Row[]> {
+function relatedRows(
+  connection: Connection,
+  relation: ResolvedRelation,
+  keys: unknown[],
+  options: RunOptions | undefined,
+): Promise<Row[]> {
   const target = relation.target;
   let query = connection.db.selectFrom(`${target.table} as r`).select(visibleSelection(target, 'r'));
   if (relation.pivot) {
@@ -76,5 +82,5 @@ function relatedRows(connection: Connection, relation: ResolvedRelation, keys: u
     query = query.select(`r.${relation.childKey} as ${LINK}`).where(`r.${relation.childKey}`, 'in', keys);
   }
   if (target.softDeleteColumn) query = query.where(`r.${target.softDeleteColumn}`, 'is', null);
-  return connection.run(query.orderBy(`r.${target.primaryKey}`).compile());
+  return connection.run(query.orderBy(`r.${target.primaryKey}`).compile(), options);
 }

@@ -31,6 +31,8 @@ export interface CompiledEndpoint {
   /** The columns `search` looks in (strings, maybe through relations). */
   readonly searchTargets: readonly FieldTarget[];
   readonly allowAll: AllLimit | undefined;
+  /** The statement timeout of this endpoint's reads, in ms. */
+  readonly timeoutMs: number;
 }
 
 /** `roles.permissions` → the relations walked, or undefined when a segment is not a relation. */
@@ -128,6 +130,13 @@ function compileAllowAll(limit: AllLimit | undefined, where: string): AllLimit |
   return limit;
 }
 
+function compileTimeout(ms: number | undefined, where: string): number {
+  if (ms === undefined) return 5000;
+  if (!(Number.isInteger(ms) && ms >= 1))
+    throw new ConfigurationError(`${where}: timeoutMs must be a whole number of milliseconds, at least 1.`);
+  return ms;
+}
+
 export function compileEndpoint(
   policy: EndpointPolicy,
   resources: ReadonlyMap<string, ResolvedResource>,
@@ -202,5 +211,6 @@ export function compileEndpoint(
     allowedCounts: compileCounts(resource, policy.allowedCounts ?? [], where),
     searchTargets: compileSearch(resource, policy.allowedSearch ?? [], where),
     allowAll: compileAllowAll(policy.allowAll, where),
+    timeoutMs: compileTimeout(policy.timeoutMs, where),
   };
 }

@@ -49,6 +49,11 @@ export interface EndpointPolicy {
   defaultSort?: string;
   /** Page size when the request gives none (15) and the largest a client may ask for (100). */
   perPage?: { default?: number; max?: number };
+  /**
+   * How long one statement of a list may run, in ms (default 5000): past it the database is told to
+   * stop it and the client gets 503. PostgreSQL and MariaDB only (README, "Timeouts").
+   */
+  timeoutMs?: number;
   /** A condition every query of this endpoint carries (tenant scoping, visibility). */
   baseQuery?: (ctx: Omit<ConditionContext<undefined>, 'value'>) => Expression<SqlBool>;
   /** The resource transformer: formats each record of the response (lists and PATCH). */

@@ -41,3 +41,14 @@ export function refusalError(refusal: Refusal, fields: readonly Field[] = []): R
   const first = Object.values(errors)[0]?.[0] ?? '';
   return new RequestError(status, { message: first, errors });
 }
+
+/** A statement stopped past the endpoint's timeout (or for a client that left): 503, retry later. */
+export function timeoutError(ms: number | undefined): RequestError {
+  const message =
+    ms === undefined ? 'The request was cancelled.' : `The query took longer than ${ms} ms and was stopped.`;
+  return new RequestError(
+    503,
+    { message, errors: { query: [message] } },
+    { 'retry-after': String(RETRY_AFTER_SECONDS) },
+  );
+}

@@ -1,4 +1,4 @@
-import type { ConnectOptions, DynamicDb, Row, SqlDialect, Statement } from './dialect.js';
+import type { ConnectOptions, DynamicDb, Row, RunOptions, SqlDialect, Statement } from './dialect.js';
 import { mysql } from './dialects/mysql.js';
 import { postgres } from './dialects/postgres.js';
 import { sqlite } from './dialects/sqlite.js';
@@ -7,7 +7,7 @@ export interface Connection {
   db: DynamicDb;
   dialect: SqlDialect;
   /** Runs the reads of list requests (see `Opened.run`). */
-  run(statement: Statement): Promise<Row[]>;
+  run(statement: Statement, options?: RunOptions): Promise<Row[]>;
 }
 
 /** The dialect for a `DATABASE_URL`: `sqlite:…`, `postgres://…` (or `postgresql://`), `mysql://…` (or `mariadb://`). */

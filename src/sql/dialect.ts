@@ -14,14 +14,68 @@ export interface Statement {
 
 export type Row = Record<string, unknown>;
 
+/** How long a read may run, and the signal of a client that went away. */
+export interface RunOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** A read stopped by the database's own cancel mechanism because it ran past `RunOptions.timeoutMs`. */
+export class QueryTimeout extends Error {
+  override name = 'QueryTimeout';
+  constructor(readonly ms: number) {
+    super(`The query took longer than ${ms} ms.`);
+  }
+}
+
+/** A read stopped because the client that asked for it went away (`RunOptions.signal`). */
+export class QueryCancelled extends Error {
+  override name = 'QueryCancelled';
+  constructor() {
+    super('The client went away; the query was cancelled.');
+  }
+}
+
+/**
+ * The deadline and the client's signal around one read: `cancel` is called once, on whichever comes
+ * first, and asks the database to stop (PostgreSQL's cancel request, MariaDB's KILL QUERY). `done()`
+ * ends the watch and tells whether a cancel was sent: that connection is then closed, not reused, since
+ * a cancel that arrives late would stop whatever the connection runs next.
+ */
+export function watchRun(
+  options: RunOptions | undefined,
+  cancel: () => void,
+): { explain(error: unknown): unknown; done(): boolean } {
+  let reason: 'timeout' | 'abort' | undefined;
+  const stop = (why: 'timeout' | 'abort') => {
+    if (reason) return;
+    reason = why;
+    cancel();
+  };
+  const ms = options?.timeoutMs;
+  const timer = ms ? setTimeout(() => stop('timeout'), ms) : undefined;
+  const onAbort = () => stop('abort');
+  options?.signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    explain: (error) =>
+      reason === 'timeout' ? new QueryTimeout(ms ?? 0) : reason === 'abort' ? new QueryCancelled() : error,
+    done: () => {
+      clearTimeout(timer);
+      options?.signal?.removeEventListener('abort', onAbort);
+      return reason !== undefined;
+    },
+  };
+}
+
 /** An open database: Kysely for building (and for writes), `run` for the statements of list requests. */
 export interface Opened {
   db: DynamicDb;
   /**
    * Runs a read and returns its rows straight through the driver's pool: Kysely's executor adds a
-   * dozen promise hops per query, a noticeable share of a list request (docs/benchmarks.md).
+   * dozen promise hops per query, a noticeable share of a list request (docs/benchmarks.md). Past
+   * `timeoutMs`, or when `signal` aborts, the database is told to stop the statement.
    */
-  run(statement: Statement): Promise<Row[]>;
+  run(statement: Statement, options?: RunOptions): Promise<Row[]>;
 }
 
 export interface ConnectOptions {
@@ -35,6 +89,11 @@ export interface ConnectOptions {
    * reported unavailable (503). Default 5000 ms.
    */
   busyTimeoutMs?: number;
+  /**
+   * PostgreSQL, MariaDB: how long a request waits for a pooled connection (the pool exhausted, or a
+   * database that takes connections but never answers) before it is answered 503. Default 3000 ms.
+   */
+  acquireTimeoutMs?: number;
 }
 
 /**

@@ -1,12 +1,14 @@
 import { Kysely, MysqlDialect, sql } from 'kysely';
-import { createPool } from 'mysql2';
+import { createConnection, createPool, type Pool, type PoolConnection } from 'mysql2';
 import {
   type DynamicDb,
   jsonPathString,
   networkErrorCodes,
+  QueryCancelled,
   type Refusal,
   type Row,
   type SqlDialect,
+  watchRun,
 } from '../dialect.js';
 
 const extract = (column: unknown, path: readonly string[]) =>
@@ -61,26 +63,75 @@ async function refusal(error: unknown, db: DynamicDb, table?: string): Promise<R
   return { kind, columns: rows.rows.map((row) => row.column_name) };
 }
 
+/**
+ * A pooled connection, or a failure once `ms` pass: mysql2's pool queues a request for a connection
+ * without limit. A connection that arrives after the deadline goes straight back to the pool.
+ */
+function acquire(pool: Pool, ms: number): Promise<PoolConnection> {
+  return new Promise((resolve, reject) => {
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      reject(Object.assign(new Error(`No database connection within ${ms} ms.`), { code: 'ETIMEDOUT' }));
+    }, ms);
+    pool.getConnection((error, connection) => {
+      if (late) return connection?.release();
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(connection);
+    });
+  });
+}
+
 export const mysql: SqlDialect = {
   name: 'mysql',
   connect(url, options) {
+    const acquireTimeoutMs = options?.acquireTimeoutMs ?? 3000;
     const pool = createPool({
       uri: url,
       connectionLimit: options?.poolSize ?? 10,
+      // A server that accepts TCP but never answers fails the connect instead of hanging it.
+      connectTimeout: acquireTimeoutMs,
       // Dates stay text (no process time zone involved); DATETIME values are UTC by convention.
       dateStrings: true,
       timezone: 'Z',
       charset: 'utf8mb4',
       supportBigNumbers: true,
     });
+    /** KILL QUERY from a connection of its own: the pool may be the thing that is exhausted. */
+    const kill = (threadId: number | null) => {
+      if (threadId === null) return;
+      const killer = createConnection({ uri: url, connectTimeout: acquireTimeoutMs });
+      killer.on('error', () => {});
+      killer.query('KILL QUERY ?', [threadId], () => killer.destroy());
+    };
     return {
       db: new Kysely({ dialect: new MysqlDialect({ pool }) }),
-      run: (statement) =>
-        new Promise((resolve, reject) =>
-          pool.query(statement.sql, statement.parameters as unknown[], (error, rows) =>
-            error ? reject(error) : resolve(rows as Row[]),
-          ),
-        ),
+      run: async (statement, runOptions) => {
+        if (runOptions?.signal?.aborted) throw new QueryCancelled();
+        const connection = await acquire(pool, acquireTimeoutMs);
+        // Still waiting for a connection when its client went away: nothing to run.
+        if (runOptions?.signal?.aborted) {
+          connection.release();
+          throw new QueryCancelled();
+        }
+        const watch = watchRun(runOptions, () => kill(connection.threadId));
+        let failed = false;
+        try {
+          return await new Promise<Row[]>((resolve, reject) =>
+            connection.query(statement.sql, statement.parameters as unknown[], (error, rows) =>
+              error ? reject(error) : resolve(rows as Row[]),
+            ),
+          );
+        } catch (error) {
+          failed = true;
+          throw watch.explain(error);
+        } finally {
+          // A killed or failed connection is closed rather than handed to the next request.
+          if (watch.done() || failed) connection.destroy();
+          else connection.release();
+        }
+      },
     };
   },
   // LIKE follows the column collation (case-insensitive with the usual *_ci collations).

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
-import { networkErrorCodes, type Refusal, type SqlDialect } from '../dialect.js';
+import { networkErrorCodes, QueryCancelled, type Refusal, type SqlDialect, watchRun } from '../dialect.js';
 
 // Dates and timestamps are read as text so that no value passes through the process time zone and
 // microseconds survive; int8 (count(*)) is read as a number.
@@ -68,16 +68,51 @@ export const postgres: SqlDialect = {
     const pool = new pg.Pool({
       connectionString: url,
       max: options?.poolSize ?? 10,
+      // Bounds both the wait for a free pooled client and the connect of a new one (a database that
+      // accepts TCP but never answers): past it, pg-pool fails the request instead of queueing it.
+      connectionTimeoutMillis: options?.acquireTimeoutMs ?? 3000,
       options: '-c TimeZone=UTC',
       types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
     });
+    /** The protocol's cancel request, on a connection of its own: it also passes through PgBouncer. */
+    const cancel = (client: pg.PoolClient) => {
+      const canceller = new pg.Client({ connectionString: url });
+      const connection = (
+        canceller as unknown as { connection: { on(event: string, listener: () => void): void } }
+      ).connection;
+      connection.on('error', () => {});
+      const active = (client as unknown as { activeQuery?: unknown }).activeQuery;
+      (canceller as unknown as { cancel(client: pg.PoolClient, query: unknown): void }).cancel(
+        client,
+        active,
+      );
+    };
     // An idle pooled connection that the server closes (restart, failover, a dropped database) emits
     // 'error' on the pool; without a listener that would crash the process. pg-pool discards the client
     // and the next query opens a new one, so there is nothing more to do here.
     pool.on('error', () => {});
     return {
       db: new Kysely({ dialect: new PostgresDialect({ pool }) }),
-      run: async (statement) => (await pool.query(statement.sql, statement.parameters as unknown[])).rows,
+      run: async (statement, runOptions) => {
+        if (runOptions?.signal?.aborted) throw new QueryCancelled();
+        const client = await pool.connect();
+        // Still waiting for a connection when its client went away: nothing to run.
+        if (runOptions?.signal?.aborted) {
+          client.release();
+          throw new QueryCancelled();
+        }
+        const watch = watchRun(runOptions, () => cancel(client));
+        let failed = false;
+        try {
+          return (await client.query(statement.sql, statement.parameters as unknown[])).rows;
+        } catch (error) {
+          failed = true;
+          throw watch.explain(error);
+        } finally {
+          // A connection that was cancelled, or failed, is closed rather than handed to the next request.
+          client.release(watch.done() || failed);
+        }
+      },
     };
   },
   like: (target, pattern) => sql`${target} ilike ${pattern} escape '!'`,

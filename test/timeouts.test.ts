@@ -1,0 +1,220 @@
+import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resources } from '../examples/demo/resources.js';
+import { createSchema } from '../examples/demo/schema.js';
+import { buildService } from '../src/http/server.js';
+import { defineEndpoint, type EndpointPolicy } from '../src/resource/policy.js';
+import { type Connection, connect } from '../src/sql/connect.js';
+import type { ConnectOptions } from '../src/sql/dialect.js';
+import { dropDatabase, freshDatabase } from './support/databases.js';
+import { insertFixture } from './support/fixture.js';
+
+/**
+ * Timeouts and cancellation are the database's own mechanisms (PostgreSQL's cancel request, MariaDB's
+ * KILL QUERY); better-sqlite3 has none, so SQLite is not in this loop (README, "Timeouts").
+ */
+const servers = ['postgres', 'mysql'] as const;
+type ServerDialect = (typeof servers)[number];
+
+const USERS = 300_000;
+
+/** Many users beyond the fixture, made by the engine itself in a few seconds. */
+async function bulkUsers(conn: Connection, dialect: ServerDialect): Promise<void> {
+  const columns = `id, name, email, status, score, balance, is_admin, password_hash, created_at, updated_at`;
+  if (dialect === 'postgres')
+    await sql
+      .raw(`insert into users (${columns})
+        select 1000 + i, 'Bulk ' || i, 'bulk' || i || '@example.net', 'active', i % 100, 0, false, 'x',
+               timestamptz '2023-01-01' + i * interval '1 minute', timestamptz '2023-01-01'
+        from generate_series(1, ${USERS}) i`)
+      .execute(conn.db);
+  else
+    await sql
+      .raw(`insert into users (${columns})
+        select 1000 + seq, concat('Bulk ', seq), concat('bulk', seq, '@example.net'), 'active', seq % 100, 0, 0, 'x',
+               timestamp'2023-01-01 00:00:00' + interval seq minute, timestamp'2023-01-01 00:00:00'
+        from seq_1_to_${USERS}`)
+      .execute(conn.db);
+}
+
+/** 50 OR-ed `contains` filters, half through a relation: seconds of work on every row of the table. */
+const slowQuery = Array.from({ length: 50 }, (_, i) =>
+  i % 2 === 0 ? `filter[or][${i}][name][contains]=zz${i}` : `filter[or][${i}][posts.title][contains]=zz${i}`,
+).join('&');
+
+const endpoint = (overrides: Partial<EndpointPolicy>) =>
+  defineEndpoint({ resource: 'users', allowedFilters: ['name', 'posts.*'], ...overrides });
+
+/** Statements still running in the database `name` (other than the one asking). */
+async function running(conn: Connection, dialect: ServerDialect): Promise<number> {
+  const query =
+    dialect === 'postgres'
+      ? sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`
+      : sql<{ n: number }>`select count(*) as n from information_schema.processlist
+          where db = database() and command = 'Query' and id <> connection_id()`;
+  const { rows } = await query.execute(conn.db);
+  return Number(rows[0]?.n);
+}
+
+async function until(condition: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return condition();
+}
+
+for (const dialect of servers) {
+  describe(`statements that run too long, on ${dialect}`, () => {
+    let conn: Connection;
+    let url: string;
+    const apps: FastifyInstance[] = [];
+    const serve = async (policy: EndpointPolicy, options?: ConnectOptions) => {
+      const connection = options ? connect(url, options) : conn;
+      const app = await buildService({ config: { resources, endpoints: [policy] }, connection });
+      app.addHook('onClose', async () => {
+        if (connection !== conn) await connection.db.destroy();
+      });
+      apps.push(app);
+      return app;
+    };
+
+    beforeAll(async () => {
+      conn = await freshDatabase(dialect, `timeouts_${dialect}`);
+      await createSchema(conn);
+      await insertFixture(conn);
+      await bulkUsers(conn, dialect);
+      url =
+        dialect === 'postgres'
+          ? `${process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432'}/rqs_timeouts_${dialect}_${process.pid}`
+          : `${process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306'}/rqs_timeouts_${dialect}_${process.pid}`;
+    }, 120_000);
+    afterAll(async () => {
+      for (const app of apps) await app.close();
+      await conn?.db.destroy();
+      await dropDatabase(dialect, `timeouts_${dialect}`);
+    });
+
+    it('stops a statement past the endpoint timeout and answers 503 with the envelope and Retry-After', async () => {
+      const app = await serve(endpoint({ timeoutMs: 150 }));
+      const started = Date.now();
+      const res = await app.inject({ url: `/api/users?${slowQuery}` });
+      expect(res.statusCode, res.body).toBe(503);
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.json().errors.query).toEqual(['The query took longer than 150 ms and was stopped.']);
+      // The database stopped working on it.
+      expect(await until(async () => (await running(conn, dialect)) === 0, 3000)).toBe(true);
+    }, 30_000);
+
+    it('cancels the statements of clients that gave up, so a cheap request is answered at once', async () => {
+      const app = await serve(endpoint({ timeoutMs: 120_000 }), { poolSize: 2 });
+      const address = await app.listen({ port: 0, host: '127.0.0.1' });
+      const abandoned = Array.from({ length: 10 }, () =>
+        fetch(`${address}/api/users?${slowQuery}`, { signal: AbortSignal.timeout(300) }).catch(
+          (error: Error) => error.name,
+        ),
+      );
+      expect(new Set(await Promise.all(abandoned))).toEqual(new Set(['TimeoutError']));
+      const started = Date.now();
+      const cheap = await fetch(`${address}/api/users?per_page=1`);
+      expect(cheap.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(await until(async () => (await running(conn, dialect)) === 0, 5000)).toBe(true);
+    }, 60_000);
+
+    it('answers 503 quickly when every pooled connection is busy past acquireTimeoutMs', async () => {
+      const app = await serve(endpoint({ timeoutMs: 10_000 }), { poolSize: 1, acquireTimeoutMs: 150 });
+      // `inject` dispatches on `then`: start the slow request now, not when it is awaited.
+      const slow = app.inject({ url: `/api/users?${slowQuery}&pagination=simple` }).then((res) => res);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const started = Date.now();
+      const waiting = await app.inject({ url: '/api/users?per_page=1&pagination=simple' });
+      expect(waiting.statusCode, waiting.body).toBe(503);
+      expect(Date.now() - started).toBeLessThan(1500);
+      expect(waiting.json().errors.database).toHaveLength(1);
+      // The request holding the connection is not disturbed.
+      expect((await slow).statusCode).toBe(200);
+    }, 30_000);
+  });
+
+  describe(`a database behind a proxy that is cut or black-holes, on ${dialect}`, () => {
+    const target = dialect === 'postgres' ? 5432 : 3306;
+    const database = dialect === 'postgres' ? 'postgres' : 'mysql';
+    const scheme = dialect === 'postgres' ? 'postgres://postgres' : 'mysql://root';
+
+    it('answers 503 within a bound when the database accepts connections but never answers', async () => {
+      const held: Socket[] = [];
+      const hole = await listen(createServer((socket) => held.push(socket)));
+      const connection = connect(`${scheme}@127.0.0.1:${port(hole)}/${database}`, { acquireTimeoutMs: 300 });
+      const app = await buildService({
+        config: { resources, endpoints: [endpoint({})], introspect: false },
+        connection,
+      });
+      try {
+        const started = Date.now();
+        const res = await app.inject({ url: '/api/users' });
+        expect(res.statusCode, res.body).toBe(503);
+        expect(Date.now() - started).toBeLessThan(2000);
+        expect(res.headers['retry-after']).toBe('5');
+      } finally {
+        await app.close();
+        await connection.db.destroy().catch(() => {});
+        await closeServer(hole, held);
+      }
+    }, 20_000);
+
+    it('answers 503 while the link is cut and serves again once it is back, without a restart', async () => {
+      const sockets: Socket[] = [];
+      const forward = () =>
+        createServer((client) => {
+          const upstream = tcpConnect(target, '127.0.0.1');
+          sockets.push(client, upstream);
+          client.pipe(upstream).pipe(client);
+          client.on('error', () => upstream.destroy());
+          upstream.on('error', () => client.destroy());
+        });
+      let proxy = await listen(forward());
+      const proxyPort = port(proxy);
+      const connection = connect(`${scheme}@127.0.0.1:${proxyPort}/${database}`, { acquireTimeoutMs: 500 });
+      const app = await buildService({
+        config: { resources: [], endpoints: [], introspect: false },
+        connection,
+      });
+      // No tables needed: a route that reads through the service's connection and error handler.
+      app.get('/probe', async () => (await connection.run({ sql: 'select 1 as one', parameters: [] }))[0]);
+      try {
+        expect((await app.inject({ url: '/probe' })).statusCode).toBe(200);
+        await closeServer(proxy, sockets);
+        const started = Date.now();
+        const cut = await app.inject({ url: '/probe' });
+        expect(cut.statusCode, cut.body).toBe(503);
+        expect(Date.now() - started).toBeLessThan(2000);
+        proxy = await listen(forward(), proxyPort);
+        const back = await until(async () => (await app.inject({ url: '/probe' })).statusCode === 200, 3000);
+        expect(back).toBe(true);
+      } finally {
+        await app.close();
+        await connection.db.destroy().catch(() => {});
+        await closeServer(proxy, sockets);
+      }
+    }, 20_000);
+  });
+}
+
+function listen(server: Server, at = 0): Promise<Server> {
+  return new Promise((resolve) => server.listen(at, '127.0.0.1', () => resolve(server)));
+}
+
+function port(server: Server): number {
+  return (server.address() as { port: number }).port;
+}
+
+function closeServer(server: Server, sockets: Socket[]): Promise<void> {
+  for (const socket of sockets) socket.destroy();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
