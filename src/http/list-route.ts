@@ -13,7 +13,7 @@ import { lengthAwarePage } from '../respond/length-aware.js';
 import { rowReader } from '../respond/normalize.js';
 import { cursorPage, simplePage } from '../respond/simple-and-cursor.js';
 import type { Connection } from '../sql/connect.js';
-import type { Row, RunOptions, Statement } from '../sql/dialect.js';
+import { Departure, type Row, type RunOptions, type Statement } from '../sql/dialect.js';
 import { PreparedQueries } from '../sql/prepared.js';
 
 /** Rows fetched per query when all=true streams an unlimited result. */
@@ -71,11 +71,11 @@ export function listRoute(
     const path = urlOf(request);
     const mode: PageMode = plan.mode;
     // A client that goes away before its answer is written stops its statements in the database.
-    const gone = new AbortController();
-    reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) gone.abort();
+    const departure = new Departure();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) departure.leave();
     });
-    const options: RunOptions = { timeoutMs: endpoint.timeoutMs, signal: gone.signal };
+    const options: RunOptions = { timeoutMs: endpoint.timeoutMs, departure };
     const run = (statement: Statement) => connection.run(statement, options);
 
     switch (mode.kind) {

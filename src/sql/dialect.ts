@@ -14,10 +14,35 @@ export interface Statement {
 
 export type Row = Record<string, unknown>;
 
-/** How long a read may run, and the signal of a client that went away. */
+/**
+ * Tells the statements of one request that its client went away. Not an `AbortSignal`: Node's
+ * EventTarget machinery cost a list request several microseconds and a visible share of its garbage
+ * collection (docs/benchmarks.md); this is a flag and a short list of callbacks.
+ */
+export class Departure {
+  private listeners: (() => void)[] = [];
+  left = false;
+
+  leave(): void {
+    if (this.left) return;
+    this.left = true;
+    for (const listener of this.listeners) listener();
+    this.listeners = [];
+  }
+
+  /** Calls `listener` when the client leaves; the returned function unsubscribes it. */
+  on(listener: () => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      this.listeners = this.listeners.filter((other) => other !== listener);
+    };
+  }
+}
+
+/** How long a read may run, and the departure of the client that asked for it. */
 export interface RunOptions {
   readonly timeoutMs?: number;
-  readonly signal?: AbortSignal;
+  readonly departure?: Departure;
 }
 
 /** A read stopped by the database's own cancel mechanism because it ran past `RunOptions.timeoutMs`. */
@@ -28,7 +53,7 @@ export class QueryTimeout extends Error {
   }
 }
 
-/** A read stopped because the client that asked for it went away (`RunOptions.signal`). */
+/** A read stopped because the client that asked for it went away (`RunOptions.departure`). */
 export class QueryCancelled extends Error {
   override name = 'QueryCancelled';
   constructor() {
@@ -37,7 +62,7 @@ export class QueryCancelled extends Error {
 }
 
 /**
- * The deadline and the client's signal around one read: `cancel` is called once, on whichever comes
+ * The deadline and the client's departure around one read: `cancel` is called once, on whichever comes
  * first, and asks the database to stop (PostgreSQL's cancel request, MariaDB's KILL QUERY). `done()`
  * ends the watch and tells whether a cancel was sent: that connection is then closed, not reused, since
  * a cancel that arrives late would stop whatever the connection runs next.
@@ -54,14 +79,13 @@ export function watchRun(
   };
   const ms = options?.timeoutMs;
   const timer = ms ? setTimeout(() => stop('timeout'), ms) : undefined;
-  const onAbort = () => stop('abort');
-  options?.signal?.addEventListener('abort', onAbort, { once: true });
+  const unsubscribe = options?.departure?.on(() => stop('abort'));
   return {
     explain: (error) =>
       reason === 'timeout' ? new QueryTimeout(ms ?? 0) : reason === 'abort' ? new QueryCancelled() : error,
     done: () => {
       clearTimeout(timer);
-      options?.signal?.removeEventListener('abort', onAbort);
+      unsubscribe?.();
       return reason !== undefined;
     },
   };
@@ -73,7 +97,7 @@ export interface Opened {
   /**
    * Runs a read and returns its rows straight through the driver's pool: Kysely's executor adds a
    * dozen promise hops per query, a noticeable share of a list request (docs/benchmarks.md). Past
-   * `timeoutMs`, or when `signal` aborts, the database is told to stop the statement.
+   * `timeoutMs`, or when the client departs, the database is told to stop the statement.
    */
   run(statement: Statement, options?: RunOptions): Promise<Row[]>;
 }

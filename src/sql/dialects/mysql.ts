@@ -67,19 +67,20 @@ async function refusal(error: unknown, db: DynamicDb, table?: string): Promise<R
  * A pooled connection, or a failure once `ms` pass: mysql2's pool queues a request for a connection
  * without limit. A connection that arrives after the deadline goes straight back to the pool.
  */
-function acquire(pool: Pool, ms: number): Promise<PoolConnection> {
-  return new Promise((resolve, reject) => {
-    let late = false;
-    const timer = setTimeout(() => {
-      late = true;
-      reject(Object.assign(new Error(`No database connection within ${ms} ms.`), { code: 'ETIMEDOUT' }));
-    }, ms);
-    pool.getConnection((error, connection) => {
-      if (late) return connection?.release();
-      clearTimeout(timer);
-      if (error) reject(error);
-      else resolve(connection);
-    });
+function acquire(
+  pool: Pool,
+  ms: number,
+  callback: (error: Error | null, connection?: PoolConnection) => void,
+): void {
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    callback(Object.assign(new Error(`No database connection within ${ms} ms.`), { code: 'ETIMEDOUT' }));
+  }, ms);
+  pool.getConnection((error, connection) => {
+    if (late) return connection?.release();
+    clearTimeout(timer);
+    callback(error, connection);
   });
 }
 
@@ -107,31 +108,27 @@ export const mysql: SqlDialect = {
     };
     return {
       db: new Kysely({ dialect: new MysqlDialect({ pool }) }),
-      run: async (statement, runOptions) => {
-        if (runOptions?.signal?.aborted) throw new QueryCancelled();
-        const connection = await acquire(pool, acquireTimeoutMs);
-        // Still waiting for a connection when its client went away: nothing to run.
-        if (runOptions?.signal?.aborted) {
-          connection.release();
-          throw new QueryCancelled();
-        }
-        const watch = watchRun(runOptions, () => kill(connection.threadId));
-        let failed = false;
-        try {
-          return await new Promise<Row[]>((resolve, reject) =>
-            connection.query(statement.sql, statement.parameters as unknown[], (error, rows) =>
-              error ? reject(error) : resolve(rows as Row[]),
-            ),
-          );
-        } catch (error) {
-          failed = true;
-          throw watch.explain(error);
-        } finally {
-          // A killed or failed connection is closed rather than handed to the next request.
-          if (watch.done() || failed) connection.destroy();
-          else connection.release();
-        }
-      },
+      // Callbacks, not async/await: the connection goes back to the pool the moment the answer is in.
+      run: (statement, runOptions) =>
+        new Promise((resolve, reject) => {
+          if (runOptions?.departure?.left) return reject(new QueryCancelled());
+          acquire(pool, acquireTimeoutMs, (acquireError, connection) => {
+            if (acquireError || !connection) return reject(acquireError);
+            // Still waiting for a connection when its client went away: nothing to run.
+            if (runOptions?.departure?.left) {
+              connection.release();
+              return reject(new QueryCancelled());
+            }
+            const watch = watchRun(runOptions, () => kill(connection.threadId));
+            connection.query(statement.sql, statement.parameters as unknown[], (error, rows) => {
+              // A killed or failed connection is closed rather than handed to the next request.
+              if (watch.done() || error) connection.destroy();
+              else connection.release();
+              if (error) reject(watch.explain(error));
+              else resolve(rows as Row[]);
+            });
+          });
+        }),
     };
   },
   // LIKE follows the column collation (case-insensitive with the usual *_ci collations).

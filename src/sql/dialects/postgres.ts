@@ -93,26 +93,27 @@ export const postgres: SqlDialect = {
     pool.on('error', () => {});
     return {
       db: new Kysely({ dialect: new PostgresDialect({ pool }) }),
-      run: async (statement, runOptions) => {
-        if (runOptions?.signal?.aborted) throw new QueryCancelled();
-        const client = await pool.connect();
-        // Still waiting for a connection when its client went away: nothing to run.
-        if (runOptions?.signal?.aborted) {
-          client.release();
-          throw new QueryCancelled();
-        }
-        const watch = watchRun(runOptions, () => cancel(client));
-        let failed = false;
-        try {
-          return (await client.query(statement.sql, statement.parameters as unknown[])).rows;
-        } catch (error) {
-          failed = true;
-          throw watch.explain(error);
-        } finally {
-          // A connection that was cancelled, or failed, is closed rather than handed to the next request.
-          client.release(watch.done() || failed);
-        }
-      },
+      // Callbacks, not async/await: the connection goes back to the pool the moment the answer is in,
+      // as in pg's own `pool.query`; awaiting first cost the benchmark's fast queries ~10 %.
+      run: (statement, runOptions) =>
+        new Promise((resolve, reject) => {
+          if (runOptions?.departure?.left) return reject(new QueryCancelled());
+          pool.connect((connectError, client, release) => {
+            if (connectError || !client) return reject(connectError);
+            // Still waiting for a connection when its client went away: nothing to run.
+            if (runOptions?.departure?.left) {
+              release();
+              return reject(new QueryCancelled());
+            }
+            const watch = watchRun(runOptions, () => cancel(client));
+            client.query(statement.sql, statement.parameters as unknown[], (error, result) => {
+              // A connection that was cancelled, or failed, is closed rather than handed to the next request.
+              release(watch.done() || error ? true : undefined);
+              if (error) reject(watch.explain(error));
+              else resolve(result.rows);
+            });
+          });
+        }),
     };
   },
   like: (target, pattern) => sql`${target} ilike ${pattern} escape '!'`,
