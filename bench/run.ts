@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --users 100000 --duration 4 --rounds 5 --connections 10 --queries Q8,Q9 --no-stages]
+ * npm run bench [-- --users 100000 --duration 3 --rounds 7 --connections 10 --queries Q8,Q9 --no-stages]
  *
  * The service against a hand-written node:http + pg baseline on the same PostgreSQL data, for the
  * queries of bench/queries.ts: first both must return the same ids in the same order, then each query
@@ -19,8 +19,8 @@ const { values } = parseArgs({
     users: { type: 'string', default: '100000' },
     // Many short alternations rather than a few long ones: this machine's speed drifts by tens of per
     // cent over minutes (shared host), and alternating often puts both servers in the same drift.
-    duration: { type: 'string', default: '4' },
-    rounds: { type: 'string', default: '5' },
+    duration: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '7' },
     connections: { type: 'string', default: '10' },
     /** A comma-separated subset of the queries to load (the id check still covers all of them). */
     queries: { type: 'string', default: [...Object.keys(benchQueries), 'Q8m'].join(',') },

@@ -18,6 +18,13 @@ import { PreparedQueries } from '../sql/prepared.js';
 
 /** Rows fetched per query when all=true streams an unlimited result. */
 const STREAM_BATCH = 1000;
+/**
+ * A page after a cursor has a query string no other request repeats: keeping its plan would only fill
+ * the old generation of the heap (measured: the moving-cursor benchmark 0.99 → 0.90 when kept).
+ */
+const continuesCursor = (plan: ListPlan): boolean =>
+  plan.mode.kind === 'cursor' && plan.mode.cursor !== undefined;
+
 /** Plans kept per endpoint, and the longest query string whose plan is kept (bounds the memory). */
 const MAX_CACHED_PLANS = 500;
 const MAX_CACHED_QUERY = 1024;
@@ -66,7 +73,7 @@ export function listRoute(
       const errors = new ErrorBag();
       plan = authorize(parseListQuery(rawQuery, endpoint.limits, errors), endpoint, errors);
       if (!plan) return reply.status(422).send(errors.toEnvelope());
-      if (rawQuery.length <= MAX_CACHED_QUERY) plans.set(rawQuery, plan);
+      if (rawQuery.length <= MAX_CACHED_QUERY && !continuesCursor(plan)) plans.set(rawQuery, plan);
     }
     const path = urlOf(request);
     const mode: PageMode = plan.mode;
