@@ -91,6 +91,9 @@ export const postgres: SqlDialect = {
     // 'error' on the pool; without a listener that would crash the process. pg-pool discards the client
     // and the next query opens a new one, so there is nothing more to do here.
     pool.on('error', () => {});
+    // The same for a client that is checked out when its connection ends (a cut network, a restart):
+    // pg emits 'error' on the client as well as failing its query, and an unheard 'error' ends the process.
+    pool.on('connect', (client) => client.on('error', () => {}));
     return {
       db: new Kysely({ dialect: new PostgresDialect({ pool }) }),
       // Callbacks, not async/await: the connection goes back to the pool the moment the answer is in,
