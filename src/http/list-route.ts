@@ -144,9 +144,7 @@ export function listRoute(
             );
           return shape(plan, await run(queries.rows(plan, {})), options);
         }
-        return reply
-          .type('application/json; charset=utf-8')
-          .send(Readable.from(streamAll(plan, run, options)));
+        return reply.type('application/json; charset=utf-8').send(Readable.from(streamAll(plan, options)));
       }
     }
   };
@@ -155,16 +153,12 @@ export function listRoute(
    * Every record as one JSON array, fetched in keyset batches: memory stays flat whatever the row
    * count, no connection is held between batches, and includes load per batch on every engine.
    */
-  async function* streamAll(
-    plan: ListPlan,
-    run: (statement: Statement) => Promise<Row[]>,
-    options: RunOptions,
-  ): AsyncGenerator<string> {
+  async function* streamAll(plan: ListPlan, options: RunOptions): AsyncGenerator<string> {
     yield '[';
     let after: CursorValue[] | undefined;
     let first = true;
     for (;;) {
-      const rows = await run(queries.rows(plan, { limit: STREAM_BATCH, after }));
+      const rows = await connection.run(queries.rows(plan, { limit: STREAM_BATCH, after }), options);
       if (rows.length === 0) break;
       const items = await shape(plan, rows, options);
       const body = items.map((item) => JSON.stringify(item)).join(',');
