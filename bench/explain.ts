@@ -6,7 +6,7 @@
  * exactly what a request sends, page cut and cursor included.
  */
 import { parseArgs } from 'node:util';
-import { buildService } from '../src/http/server.js';
+import { buildService } from '../src/server/standalone.js';
 import { connect } from '../src/sql/connect.js';
 import type { Statement } from '../src/sql/dialect.js';
 import config from './bench-config.js';

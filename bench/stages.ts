@@ -36,13 +36,14 @@ function stagesOf(
     resolveResources(resources),
     undefined,
   );
-  const queries = new PreparedQueries(db, postgres, endpoint.policy, maxShapes);
+  const queries = new PreparedQueries(db, postgres, endpoint.policy, endpoint.resource, maxShapes);
   const once = () => {
     const errors = new ErrorBag();
     const plan = authorize(parseListQuery(query, endpoint.limits, errors), endpoint, errors);
     if (!plan) throw new Error(JSON.stringify(errors.toEnvelope()));
     return (
-      queries.count(plan).parameters.length + queries.rows(plan, { limit: 15, offset: 15 }).parameters.length
+      queries.count(plan, undefined).parameters.length +
+      queries.rows(plan, { limit: 15, offset: 15 }, undefined).parameters.length
     );
   };
   for (let i = 0; i < 2000; i++) once();

@@ -1,4 +1,13 @@
-export { buildService, type ServiceOptions } from './http/server.js';
+export type {
+  BodyReader,
+  ServiceLogger,
+  ServiceRequest,
+  ServiceResponse,
+  ServiceRoute,
+} from './core/exchange.js';
+export { type CreateServiceOptions, createService, type ResourceService } from './core/service.js';
+export { type FastifyPluginOptions, resourceQueryPlugin } from './hosts/fastify.js';
+export { createFetchHandler, type FetchHandlerOptions } from './hosts/fetch.js';
 export { type OperatorName, operatorNames } from './plan/operators.js';
 export type { Limits } from './request/limits.js';
 export { defaultLimits } from './request/limits.js';
@@ -20,5 +29,6 @@ export { ConfigurationError } from './resource/registry.js';
 export { belongsTo, belongsToMany, hasMany, hasOne } from './resource/relations.js';
 export type * from './resource/types.js';
 export { ErrorBag, type ErrorEnvelope, RequestError } from './respond/error-bag.js';
+export { buildService, type ServiceOptions } from './server/standalone.js';
 export { type Connection, connect, dialectFor } from './sql/connect.js';
 export type { ConnectOptions, DialectName, SqlDialect } from './sql/dialect.js';

@@ -1,5 +1,6 @@
 import { type Expression, expressionBuilder, type SqlBool } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DemoContext } from '../examples/demo/auth.js';
 import { endpoints } from '../examples/demo/endpoints.js';
 import { posts, users } from '../examples/demo/resources.js';
 import {
@@ -78,7 +79,7 @@ function scope(resource: ResourceDefinition, name: string): ScopeCallback {
   return callback;
 }
 
-function customFilter(name: string): CustomFilterCallback {
+function customFilter(name: string): CustomFilterCallback<DemoContext> {
   for (const endpoint of endpoints)
     for (const filter of endpoint.allowedFilters ?? [])
       if (typeof filter !== 'string' && filter.name === name) return filter.callback;
@@ -158,7 +159,7 @@ describe.each(dialects)('demo schema on %s', (dialect) => {
     ];
     for (const [resource, name, matches] of cases) {
       const count = await countWhere(conn, resource.table, (eb, column) =>
-        scope(resource, name)({ eb, column, value }),
+        scope(resource, name)({ eb, column, value, ctx: undefined }),
       );
       const rows = expected[resource.table as 'users' | 'posts'];
       expect(count, `${resource.name}.${name}`).toBe(rows.filter((row) => matches(row) === value).length);
@@ -168,15 +169,17 @@ describe.each(dialects)('demo schema on %s', (dialect) => {
   it('matches email_domain case-insensitively and rejects non-strings', async () => {
     const emailDomain = customFilter('email_domain');
     const count = await countWhere(conn, 'users', (eb, column) =>
-      emailDomain({ eb, column, value: 'Example.ORG' }),
+      emailDomain({ eb, column, value: 'Example.ORG', ctx: undefined }),
     );
     expect(count).toBe(expected.users.filter((row) => String(row.email).endsWith('@example.org')).length);
     expect(count).toBeGreaterThan(0);
     const eb = expressionBuilder() as DynamicExpressionBuilder;
-    expect(() => emailDomain({ eb, column: (name) => eb.ref(name), value: ['example.org'] })).toThrow(
+    expect(() =>
+      emailDomain({ eb, column: (name) => eb.ref(name), value: ['example.org'], ctx: undefined }),
+    ).toThrow(FilterValueError);
+    expect(() => emailDomain({ eb, column: (name) => eb.ref(name), value: '%', ctx: undefined })).toThrow(
       FilterValueError,
     );
-    expect(() => emailDomain({ eb, column: (name) => eb.ref(name), value: '%' })).toThrow(FilterValueError);
   });
 
   it('drops every table, and dropping again is harmless', async () => {

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { endpoints as demoEndpoints } from '../examples/demo/endpoints.js';
 import { resources } from '../examples/demo/resources.js';
 import { createSchema } from '../examples/demo/schema.js';
-import { buildService } from '../src/http/server.js';
 import { defineEndpoint } from '../src/resource/policy.js';
+import { buildService } from '../src/server/standalone.js';
 import { type Connection, connect } from '../src/sql/connect.js';
 import type { DialectName } from '../src/sql/dialect.js';
 import { dialects } from './support/databases.js';
@@ -53,14 +53,14 @@ for (const dialect of dialects) {
     const trusting = useService(dialect, 'trusted_hosts', { trustedHosts: ['api.example.com'] });
 
     it('builds links from a plain Host and refuses anything else with the envelope', async () => {
-      const ok = await svc.app.inject({
+      const ok = await svc.inject({
         url: '/api/users?per_page=2',
         headers: { host: 'API.example.com:8080' },
       });
       expect(ok.statusCode).toBe(200);
       expect(ok.json().next_page_url).toBe('http://API.example.com:8080/api/users?per_page=2&page=2');
       for (const host of ['evil.example:1@x', 'a b', 'x/y', 'example.com:99999999', 'example.com.']) {
-        const res = await svc.app.inject({ url: '/api/users', headers: { host } });
+        const res = await svc.inject({ url: '/api/users', headers: { host } });
         expect(res.statusCode, host).toBe(400);
         expect(Object.keys(res.json().errors), host).toEqual(['host']);
         expect(res.body).not.toContain('evil');
@@ -68,9 +68,9 @@ for (const dialect of dialects) {
     });
 
     it('with trustedHosts, answers only the hosts it lists', async () => {
-      const ok = await trusting.app.inject({ url: '/api/users', headers: { host: 'api.example.com' } });
+      const ok = await trusting.inject({ url: '/api/users', headers: { host: 'api.example.com' } });
       expect(ok.statusCode).toBe(200);
-      const other = await trusting.app.inject({ url: '/api/users', headers: { host: 'other.example.com' } });
+      const other = await trusting.inject({ url: '/api/users', headers: { host: 'other.example.com' } });
       expect(other.statusCode).toBe(400);
       expect(other.json().errors.host[0]).toContain('other.example.com');
     });
@@ -82,6 +82,7 @@ const writable = defineEndpoint({
   resource: 'users',
   path: 'writable',
   allowedFilters: ['status'],
+  access: { update: () => true },
   schema: {
     table: { columns: [{ key: 'id' }] },
     form: {
@@ -99,7 +100,7 @@ for (const dialect of dialects) {
   describe(`writes the database refuses, on ${dialect}`, () => {
     const svc = useService(dialect, 'refusals', { endpoints: [writable] });
     const patch = (id: number, body: unknown) =>
-      svc.app.inject({ method: 'PATCH', url: `/api/writable/${id}`, payload: body as object });
+      svc.inject({ method: 'PATCH', url: `/api/writable/${id}`, payload: body as object });
 
     it('answers a unique value already taken with 409 keyed by the field, and changes nothing', async () => {
       const before = await snapshot(svc.conn);
@@ -254,10 +255,10 @@ for (const dialect of dialects) {
       // Quotes and newlines take two bytes each in JSON: the body is far over the old 64 KiB limit.
       const longest = 'ab"\n'.repeat(65_535 / 5) + 'x'.repeat((65_535 % 5) + 65_535 / 5);
       expect(longest).toHaveLength(65_535);
-      const ok = await svc.app.inject({ method: 'PATCH', url: '/api/posts/1', payload: { body: longest } });
+      const ok = await svc.inject({ method: 'PATCH', url: '/api/posts/1', payload: { body: longest } });
       expect(ok.statusCode, ok.body.slice(0, 200)).toBe(200);
       expect(ok.json().body).toBe(longest);
-      const over = await svc.app.inject({
+      const over = await svc.inject({
         method: 'PATCH',
         url: '/api/posts/1',
         payload: { body: `${longest}x` },
@@ -386,7 +387,7 @@ for (const dialect of dialects) {
   describe(`declared decimal precision and scale, on ${dialect}`, () => {
     const svc = useService(dialect, 'decimals', { endpoints: [writable] });
     const patch = (body: unknown) =>
-      svc.app.inject({ method: 'PATCH', url: '/api/writable/1', payload: body as object });
+      svc.inject({ method: 'PATCH', url: '/api/writable/1', payload: body as object });
 
     it('refuses values outside numeric(12, 2) with 422 naming the field, the same on every engine', async () => {
       const before = await snapshot(svc.conn);

@@ -480,7 +480,7 @@ describe.each(dialects)('hostile query strings on %s', (dialect) => {
 
   /** One request: its status, and a failure message when the answer is not a client error or a success. */
   async function send(url: string): Promise<{ status: number; problem?: string }> {
-    const response = await service.app.inject({ method: 'GET', url });
+    const response = await service.inject({ method: 'GET', url });
     const status = response.statusCode;
     if (status >= 500)
       return { status, problem: `${status} ${url.slice(0, 300)} → ${response.body.slice(0, 200)}` };
@@ -565,7 +565,7 @@ describe.each(dialects)('hostile PATCH bodies on %s', (dialect) => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(1, 2, 3, 4, 5), patchBody, async (id, body) => {
         const before = await snapshot(service.conn);
-        const response = await service.app.inject({
+        const response = await service.inject({
           method: 'PATCH',
           url: `/api/users/${id}`,
           payload: JSON.stringify(body),

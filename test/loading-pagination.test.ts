@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
-import { buildService } from '../src/http/server.js';
+import { buildService } from '../src/server/standalone.js';
 import { dialects } from './support/databases.js';
 import {
   comments,

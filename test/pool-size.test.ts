@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
 import { createSchema } from '../examples/demo/schema.js';
 import { connectOptionsFrom } from '../src/cli/env.js';
-import { buildService } from '../src/http/server.js';
+import { buildService } from '../src/server/standalone.js';
 import type { ConnectOptions } from '../src/sql/dialect.js';
 import { dropDatabase, freshDatabase, serverConnections } from './support/databases.js';
 import { insertFixture } from './support/fixture.js';

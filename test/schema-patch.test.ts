@@ -1,5 +1,6 @@
 import { scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { DemoContext } from '../examples/demo/auth.js';
 import { endpoints as demoEndpoints } from '../examples/demo/endpoints.js';
 import type { EndpointPolicy } from '../src/resource/policy.js';
 import { dialects } from './support/databases.js';
@@ -8,9 +9,9 @@ import { useService } from './support/service.js';
 
 type Rec = Record<string, unknown>;
 
-const demoUsers = demoEndpoints[0] as EndpointPolicy;
+const demoUsers = demoEndpoints[0] as EndpointPolicy<DemoContext>;
 // The demo's users endpoint, with a transformer, so PATCH responses show they go through it.
-const endpoints: EndpointPolicy[] = [
+const endpoints: EndpointPolicy<DemoContext>[] = [
   { ...demoUsers, response: (user) => ({ ...user, label: `${String(user.name)} <${String(user.email)}>` }) },
   ...demoEndpoints.slice(1),
 ];
@@ -169,7 +170,7 @@ for (const dialect of dialects) {
   describe(`PATCH on ${dialect}`, () => {
     const svc = useService(dialect, 'patch', { endpoints });
     const patch = async (id: number | string, body: unknown, contentType = 'application/json') => {
-      const res = await svc.app.inject({
+      const res = await svc.inject({
         method: 'PATCH',
         url: `/api/users/${id}`,
         headers: { 'content-type': contentType },

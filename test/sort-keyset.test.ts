@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
-import { buildService } from '../src/http/server.js';
 import { defineEndpoint, type ServiceConfig } from '../src/resource/policy.js';
 import type { ResourceDefinition } from '../src/resource/types.js';
+import { buildService } from '../src/server/standalone.js';
 import type { DialectName } from '../src/sql/dialect.js';
 import { dialects } from './support/databases.js';
 import { insertUsers, type UserRow, users } from './support/fixture.js';

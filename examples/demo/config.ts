@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '../../src/resource/policy.js';
+import { type DemoContext, demoContext } from './auth.js';
 import { endpoints } from './endpoints.js';
 import { resources } from './resources.js';
 import { createSchema, dropSchema } from './schema.js';
@@ -12,9 +13,10 @@ const adminDir = ['../../admin/dist/', '../../../admin/dist/']
   .find((path) => existsSync(`${path}index.html`));
 
 /** The demo: `npm start` serves it on an embedded SQLite file, filled on first run. */
-export default defineConfig({
+export default defineConfig<DemoContext>({
   resources,
   endpoints,
+  context: demoContext,
   ...(adminDir ? { adminDir } : {}),
   async setup(connection) {
     if (await isSeeded(connection)) return;

@@ -1,8 +1,9 @@
 import { FilterValueError } from '../../src/resource/filter-value-error.js';
 import { defineEndpoint, Filter } from '../../src/resource/policy.js';
+import { type DemoContext, editorsOnly } from './auth.js';
 
 export const endpoints = [
-  defineEndpoint({
+  defineEndpoint<DemoContext>({
     resource: 'users',
     allowedFilters: [
       '*',
@@ -28,6 +29,8 @@ export const endpoints = [
     allowedSorts: ['name', 'email', 'score', 'balance', 'birthday', 'created_at'],
     allowedSearch: ['name', 'email', 'department.name'],
     allowAll: 1000,
+    // Anyone may list and read the schema; only an editor's token may PATCH.
+    access: { update: editorsOnly },
     schema: {
       title: 'Users',
       table: {
@@ -109,7 +112,7 @@ export const endpoints = [
       },
     },
   }),
-  defineEndpoint({
+  defineEndpoint<DemoContext>({
     resource: 'posts',
     allowedFilters: [
       'title',
@@ -130,6 +133,8 @@ export const endpoints = [
     allowedSorts: ['title', 'score', 'published_at', 'created_at'],
     allowedSearch: ['title', 'body', 'author.name'],
     defaultSort: '-created_at',
+    // Anyone may list and read the schema; only an editor's token may PATCH.
+    access: { update: editorsOnly },
     schema: {
       title: 'Posts',
       table: {
@@ -170,20 +175,20 @@ export const endpoints = [
       },
     },
   }),
-  defineEndpoint({
+  defineEndpoint<DemoContext>({
     resource: 'comments',
     allowedFilters: ['*', 'post.title', 'author.name'],
     allowedIncludes: ['post', 'author'],
     allowedSorts: ['created_at'],
     allowAll: 'unlimited',
   }),
-  defineEndpoint({
+  defineEndpoint<DemoContext>({
     resource: 'departments',
     allowedFilters: ['*', 'users.name'],
     allowedCounts: ['users'],
     allowAll: 100,
   }),
-  defineEndpoint({
+  defineEndpoint<DemoContext>({
     resource: 'roles',
     allowedFilters: ['*', 'permissions.name'],
     allowedIncludes: ['permissions'],

@@ -2,8 +2,8 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildService } from '../http/server.js';
 import type { ServiceConfig } from '../resource/policy.js';
+import { buildService } from '../server/standalone.js';
 import { connect } from '../sql/connect.js';
 import { connectOptionsFrom } from './env.js';
 

@@ -1,7 +1,9 @@
 import type { IncludeNode } from '../plan/list-plan.js';
 import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
+import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { rowReader } from '../respond/normalize.js';
+import { resourceConditions } from '../sql/compile.js';
 import type { Connection } from '../sql/connect.js';
 import type { Row, RunOptions } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
@@ -22,6 +24,7 @@ export async function loadIncludes(
   connection: Connection,
   nodes: readonly IncludeNode[],
   parents: readonly ResourceRecord[],
+  ctx: unknown,
   options?: RunOptions,
 ): Promise<void> {
   for (const node of nodes) {
@@ -37,7 +40,7 @@ export async function loadIncludes(
     const loaded: ResourceRecord[] = [];
     const read = readerFor(relation.target);
     for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
-      const rows = await relatedRows(connection, relation, keys.slice(i, i + KEYS_PER_QUERY), options);
+      const rows = await relatedRows(connection, relation, keys.slice(i, i + KEYS_PER_QUERY), ctx, options);
       for (const row of rows) {
         const record = read(row);
         const key = String(row[LINK]);
@@ -51,7 +54,7 @@ export async function loadIncludes(
       const related = byParent.get(String(parent[relation.parentKey])) ?? [];
       parent[relation.name] = toMany(relation) ? related : (related[0] ?? null);
     }
-    if (node.children.length > 0) await loadIncludes(connection, node.children, loaded, options);
+    if (node.children.length > 0) await loadIncludes(connection, node.children, loaded, ctx, options);
   }
 }
 
@@ -69,6 +72,7 @@ function relatedRows(
   connection: Connection,
   relation: ResolvedRelation,
   keys: unknown[],
+  ctx: unknown,
   options: RunOptions | undefined,
 ): Promise<Row[]> {
   const target = relation.target;
@@ -81,6 +85,8 @@ function relatedRows(
   } else {
     query = query.select(`r.${relation.childKey} as ${LINK}`).where(`r.${relation.childKey}`, 'in', keys);
   }
-  if (target.softDeleteColumn) query = query.where(`r.${target.softDeleteColumn}`, 'is', null);
+  // The same conditions as every other read of the target: soft deletes and its row scope.
+  if (target.softDeleteColumn || target.scope)
+    query = query.where((eb: DynamicExpressionBuilder) => eb.and(resourceConditions(eb, target, 'r', ctx)));
   return connection.run(query.orderBy(`r.${target.primaryKey}`).compile(), options);
 }

@@ -15,15 +15,19 @@ interface Scope {
   withTrashed: boolean;
 }
 
-/** ListRequest × endpoint policy → ListPlan, or undefined with every problem added to `errors`. */
+/**
+ * ListRequest × endpoint policy → ListPlan, or undefined with every problem added to `errors`.
+ * `defaultFilters`: this request's defaults (`defaultsFor`, when some depend on the context).
+ */
 export function authorize(
   request: ListRequest,
   endpoint: CompiledEndpoint,
   errors: ErrorBag,
+  defaultFilters: readonly FieldInput[] = endpoint.defaultFilters,
 ): ListPlan | undefined {
   const state: Scope = { withTrashed: false };
   const where = clause(endpoint, request.filter, errors, state, 0);
-  const defaults = endpoint.defaultFilters.filter((field) => !request.mentioned.has(field.name));
+  const defaults = defaultFilters.filter((field) => !request.mentioned.has(field.name));
   if (defaults.length > 0)
     where.push(...clause(endpoint, { fields: defaults, groups: [] }, errors, state, 0));
   const search = searchNode(endpoint, request.params.search, errors);

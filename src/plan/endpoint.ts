@@ -21,7 +21,10 @@ export interface CompiledEndpoint {
   readonly customFilters: ReadonlyMap<string, CustomFilterCallback>;
   /** The allowed filter names as configured, for error messages. */
   readonly allowedFilterNames: readonly string[];
+  /** Default filters with fixed values. */
   readonly defaultFilters: readonly FieldInput[];
+  /** Default filters whose value is a function of the request's context (`defaultsFor`). */
+  readonly contextDefaults: readonly ContextDefault[];
   readonly allowedSorts: ReadonlySet<string>;
   readonly defaultSort: readonly SortTerm[];
   readonly perPage: { readonly default: number; readonly max: number };
@@ -33,6 +36,21 @@ export interface CompiledEndpoint {
   readonly allowAll: AllLimit | undefined;
   /** The statement timeout of this endpoint's reads, in ms. */
   readonly timeoutMs: number;
+}
+
+export interface ContextDefault {
+  readonly name: string;
+  readonly value: (ctx: unknown) => DefaultFilterValue | undefined;
+}
+
+/** The default filters of one request: the fixed ones, and those its context gives a value. */
+export function defaultsFor(endpoint: CompiledEndpoint, ctx: unknown): FieldInput[] {
+  const fields = [...endpoint.defaultFilters];
+  for (const { name, value } of endpoint.contextDefaults) {
+    const given = value(ctx);
+    if (given !== undefined) fields.push({ name, raw: rawFromDefault(given) });
+  }
+  return fields;
 }
 
 /** `roles.permissions` → the relations walked, or undefined when a segment is not a relation. */
@@ -200,10 +218,12 @@ export function compileEndpoint(
     wildcardOwners,
     customFilters,
     allowedFilterNames,
-    defaultFilters: Object.entries(policy.defaultFilters ?? {}).map(([name, value]) => ({
-      name,
-      raw: rawFromDefault(value),
-    })),
+    defaultFilters: Object.entries(policy.defaultFilters ?? {}).flatMap(([name, value]) =>
+      typeof value === 'function' ? [] : [{ name, raw: rawFromDefault(value) }],
+    ),
+    contextDefaults: Object.entries(policy.defaultFilters ?? {}).flatMap(([name, value]) =>
+      typeof value === 'function' ? [{ name, value }] : [],
+    ),
     allowedSorts,
     defaultSort,
     perPage,

@@ -2,22 +2,22 @@ import type { Expression, SqlBool } from 'kysely';
 import type { Limits } from '../request/limits.js';
 import type { SchemaDeclaration } from '../schema/types.js';
 import type { Connection } from '../sql/connect.js';
-import type { ConditionContext, CustomFilterCallback, ResourceDefinition } from './types.js';
+import type { ConditionArgs, CustomFilterCallback, ResourceDefinition } from './types.js';
 
-export interface CustomFilter {
+export interface CustomFilter<Ctx = unknown> {
   readonly kind: 'custom';
   readonly name: string;
-  readonly callback: CustomFilterCallback;
+  readonly callback: CustomFilterCallback<Ctx>;
 }
 
 /** `Filter.custom(name, callback)`: the spec's `Filter::custom`. */
 export const Filter = {
-  custom(name: string, callback: CustomFilterCallback): CustomFilter {
+  custom<Ctx = unknown>(name: string, callback: CustomFilterCallback<Ctx>): CustomFilter<Ctx> {
     return { kind: 'custom', name, callback };
   },
 } as const;
 
-export type AllowedFilter = string | CustomFilter;
+export type AllowedFilter<Ctx = unknown> = string | CustomFilter<Ctx>;
 
 type Scalar = string | number | boolean;
 /**
@@ -26,6 +26,31 @@ type Scalar = string | number | boolean;
  */
 export type DefaultFilterValue = Scalar | Record<string, Scalar | Scalar[]>;
 
+/**
+ * A default filter value, or a function of the request's context that gives one (`undefined`: no
+ * default for this context). Called on every request.
+ */
+export type DefaultFilter<Ctx = unknown> =
+  | DefaultFilterValue
+  | ((ctx: Ctx) => DefaultFilterValue | undefined);
+
+/** May the request's context do this? Called on every request the action concerns. */
+export type AccessRule<Ctx = unknown> = (ctx: Ctx) => boolean | Promise<boolean>;
+
+/**
+ * Who may do what on one endpoint. `list` (GET the list) and `read` (the schema document) are open
+ * when no rule is given; `update` (PATCH) is closed unless a rule allows it. A denied request is 401
+ * when the context has no identity (`ServiceConfig.identified`), else 403.
+ */
+export interface AccessRules<Ctx = unknown> {
+  list?: AccessRule<Ctx>;
+  read?: AccessRule<Ctx>;
+  update?: AccessRule<Ctx>;
+}
+
+/** The actions of an endpoint, as access rules name them. */
+export type Action = keyof AccessRules;
+
 /** The all-records mode's argument: a maximum record count, or `'unlimited'`. */
 export type AllLimit = number | 'unlimited';
 
@@ -33,13 +58,13 @@ export type AllLimit = number | 'unlimited';
 export type ResourceRecord = Record<string, unknown>;
 
 /** What a client may ask for on one list endpoint. The property names are the spec's. */
-export interface EndpointPolicy {
+export interface EndpointPolicy<Ctx = unknown> {
   /** Name of the resource this endpoint lists. */
   resource: string;
   /** URL segment after the prefix; defaults to the resource name (`/api/<path>`). */
   path?: string;
-  allowedFilters?: AllowedFilter[];
-  defaultFilters?: Record<string, DefaultFilterValue>;
+  allowedFilters?: AllowedFilter<Ctx>[];
+  defaultFilters?: Record<string, DefaultFilter<Ctx>>;
   allowedIncludes?: string[];
   allowedCounts?: string[];
   allowedSorts?: string[];
@@ -54,10 +79,15 @@ export interface EndpointPolicy {
    * stop it and the client gets 503. PostgreSQL and MariaDB only (README, "Timeouts").
    */
   timeoutMs?: number;
-  /** A condition every query of this endpoint carries (tenant scoping, visibility). */
-  baseQuery?: (ctx: Omit<ConditionContext<undefined>, 'value'>) => Expression<SqlBool>;
+  /**
+   * A condition every query of this endpoint carries (visibility on this endpoint only; a tenant's
+   * rows are better scoped on the resource, `ResourceDefinition.scope`, which applies everywhere).
+   */
+  baseQuery?: (args: ConditionArgs<Ctx>) => Expression<SqlBool>;
   /** The resource transformer: formats each record of the response (lists and PATCH). */
-  response?: (record: ResourceRecord) => unknown;
+  response?: (record: ResourceRecord, ctx: Ctx) => unknown;
+  /** Who may list, read the schema of, and update this endpoint's records. */
+  access?: AccessRules<Ctx>;
   /**
    * The schema document served at `/api/v1/<path>/schema`, and the form that PATCH `<endpoint>/<id>`
    * validates against. Without it, neither route exists.
@@ -65,9 +95,29 @@ export interface EndpointPolicy {
   schema?: SchemaDeclaration;
 }
 
-export interface ServiceConfig {
-  resources: ResourceDefinition[];
-  endpoints: EndpointPolicy[];
+/** The request as the service's own `context` hook sees it (hosts may give their own hook instead). */
+export interface ContextRequest {
+  readonly method: string;
+  /** Path and query string, as received. */
+  readonly url: string;
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+export interface ServiceConfig<Ctx = unknown> {
+  resources: ResourceDefinition<Ctx>[];
+  endpoints: EndpointPolicy<Ctx>[];
+  /**
+   * Who is asking: called once per request to the service's routes; its value reaches every callback.
+   * A host adapter's own `context` option (which sees the host's request) takes its place. Throw a
+   * `RequestError` (e.g. 401 for a bad token) to answer with it.
+   */
+  context?: (request: ContextRequest) => Ctx | Promise<Ctx>;
+  /**
+   * Whether a context carries an identity: a request whose access rule says no is 401 without one,
+   * 403 with one. Default: the context is neither `undefined` nor `null`.
+   */
+  identified?: (ctx: Ctx) => boolean;
   /** Path prefix of the list endpoints; defaults to `/api`. */
   prefix?: string;
   /**
@@ -92,14 +142,15 @@ export interface ServiceConfig {
   introspect?: boolean;
 }
 
-export function defineResource(definition: ResourceDefinition): ResourceDefinition {
+/** Identity functions that give the definitions their types: `defineResource<MyContext>({...})`. */
+export function defineResource<Ctx = unknown>(definition: ResourceDefinition<Ctx>): ResourceDefinition<Ctx> {
   return definition;
 }
 
-export function defineEndpoint(policy: EndpointPolicy): EndpointPolicy {
+export function defineEndpoint<Ctx = unknown>(policy: EndpointPolicy<Ctx>): EndpointPolicy<Ctx> {
   return policy;
 }
 
-export function defineConfig(config: ServiceConfig): ServiceConfig {
+export function defineConfig<Ctx = unknown>(config: ServiceConfig<Ctx>): ServiceConfig<Ctx> {
   return config;
 }

@@ -3,6 +3,7 @@ import type {
   ColumnType,
   RelationDefinition,
   ResourceDefinition,
+  RowScope,
   ScopeCallback,
 } from './types.js';
 
@@ -47,6 +48,8 @@ export interface ResolvedResource {
   readonly relations: ReadonlyMap<string, ResolvedRelation>;
   readonly scopes: ReadonlyMap<string, ScopeCallback>;
   readonly softDeleteColumn: string | undefined;
+  /** Row-level scope: applied wherever the resource is read (`ResourceDefinition.scope`). */
+  readonly scope: RowScope | undefined;
 }
 
 export class ConfigurationError extends Error {
@@ -114,6 +117,7 @@ export function resolveResources(
       relations,
       scopes: new Map(Object.entries(definition.scopes ?? {})),
       softDeleteColumn: definition.softDeleteColumn,
+      scope: definition.scope,
     });
   }
   for (const definition of definitions) {
@@ -195,4 +199,21 @@ function resolveRelation(
         },
       };
   }
+}
+
+/**
+ * Whether a read of `resource` can involve a row scope: its own, or one of a resource reachable
+ * through its relations (relation filters, counts, includes, search). Such SQL depends on the
+ * request's context and is never reused from one request to another.
+ */
+export function reachesScope(resource: ResolvedResource): boolean {
+  const seen = new Set<ResolvedResource>();
+  const visit = (current: ResolvedResource): boolean => {
+    if (seen.has(current)) return false;
+    seen.add(current);
+    if (current.scope) return true;
+    for (const relation of current.relations.values()) if (visit(relation.target)) return true;
+    return false;
+  };
+  return visit(resource);
 }

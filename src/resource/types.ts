@@ -34,25 +34,39 @@ export type ColumnSpec = ColumnType | ColumnOptions;
 export type DynamicExpressionBuilder = ExpressionBuilder<any, any>;
 
 /**
- * What a scope or a custom filter receives. `column(name)` is a reference to a column of the
+ * What every condition callback receives. `column(name)` is a reference to a column of the
  * resource's table under the alias used in this query, so the condition also works inside
- * `and`/`or` groups and relation sub-queries.
+ * `and`/`or` groups and relation sub-queries; `ctx` is the request's context (who is asking), as
+ * the host's `context` hook made it.
  */
-export interface ConditionContext<V> {
+export interface ConditionArgs<Ctx = unknown> {
   eb: DynamicExpressionBuilder;
   column: (name: string) => Expression<unknown>;
+  ctx: Ctx;
+}
+
+/** What a named scope or a custom filter receives: the condition arguments and the client's value. */
+export interface ConditionContext<V, Ctx = unknown> extends ConditionArgs<Ctx> {
   value: V;
 }
 
 /** A named scope: `filter[<scope>]=true|1|false|0` calls it with the normalized boolean. */
-export type ScopeCallback = (ctx: ConditionContext<boolean>) => Expression<SqlBool>;
+export type ScopeCallback<Ctx = unknown> = (ctx: ConditionContext<boolean, Ctx>) => Expression<SqlBool>;
+
+/**
+ * The rows of a resource this request may see, wherever the resource is read (list, relation
+ * filters, counts, includes, search, writes). `undefined`: no restriction for this context.
+ */
+export type RowScope<Ctx = unknown> = (args: ConditionArgs<Ctx>) => Expression<SqlBool> | undefined;
 
 /**
  * A custom filter receives the client's value as sent (a string, or an array / object for bracketed
  * forms), and returns a condition. It is responsible for validating the value: throw a
  * `FilterValueError` to answer 422 with its message.
  */
-export type CustomFilterCallback = (ctx: ConditionContext<CustomFilterValue>) => Expression<SqlBool>;
+export type CustomFilterCallback<Ctx = unknown> = (
+  ctx: ConditionContext<CustomFilterValue, Ctx>,
+) => Expression<SqlBool>;
 
 export type CustomFilterValue = string | CustomFilterValue[] | { [key: string]: CustomFilterValue };
 
@@ -93,7 +107,7 @@ export interface BelongsToMany {
 export type RelationDefinition = BelongsTo | HasOneOrMany | BelongsToMany;
 
 /** What exists: a table, its columns and relations. Clients never name anything that is not here. */
-export interface ResourceDefinition {
+export interface ResourceDefinition<Ctx = unknown> {
   /** Name used in URLs (`/api/<name>`) and by relations. */
   name: string;
   /** Table name (may be schema-qualified: `public.users`). */
@@ -102,7 +116,13 @@ export interface ResourceDefinition {
   primaryKey?: string;
   columns: Record<string, ColumnSpec>;
   relations?: Record<string, RelationDefinition>;
-  scopes?: Record<string, ScopeCallback>;
+  scopes?: Record<string, ScopeCallback<Ctx>>;
   /** A nullable datetime column; rows where it is set are hidden unless the `trashed` filter says otherwise. */
   softDeleteColumn?: string;
+  /**
+   * Row-level scope: the rows the request's context may see (a tenant's). It applies wherever this
+   * resource is read — as the listed resource, through relation filters, counts, includes, search and
+   * PATCH — so rows outside it cannot be observed through any path. Runs on every request.
+   */
+  scope?: RowScope<Ctx>;
 }

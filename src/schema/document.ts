@@ -93,6 +93,7 @@ export function buildSchemaDocument(
       id: formId,
       title: declaration.form?.title ?? base,
       endpoint: declaration.form?.endpoint ?? listPath,
+      readOnly: false,
       inputs: (declaration.form?.inputs ?? []).map((input) => {
         const cols = input.cols ?? 12;
         return {

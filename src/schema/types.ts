@@ -99,6 +99,11 @@ export interface SchemaDocument {
     id: string;
     title: string;
     endpoint: string;
+    /**
+     * True when this request's context may not update records (`access.update`): `inputs` is then
+     * empty, so a frontend offers no edit the server would refuse.
+     */
+    readOnly: boolean;
     inputs: {
       name: string;
       label: string;

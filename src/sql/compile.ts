@@ -78,21 +78,41 @@ const flip = (term: SortTerm): SortTerm => ({
 });
 
 /**
- * What every query of an endpoint carries, whatever the client asked: soft-deleted rows hidden (unless
- * `trashed`) and the endpoint's `baseQuery`. Lists and PATCH both use it, so a record PATCH can reach
- * is one the list can show.
+ * What every read of a resource carries, by whichever path it is reached (the listed resource, a
+ * relation filter, a count, an include, a PATCH lookup): soft-deleted rows hidden (unless `trashed`)
+ * and the resource's row scope for this request's context.
+ */
+export function resourceConditions(
+  eb: Eb,
+  resource: ResolvedResource,
+  alias: string,
+  ctx: unknown,
+  withTrashed = false,
+): Bool[] {
+  const parts: Bool[] = [];
+  if (resource.softDeleteColumn && !withTrashed)
+    parts.push(eb(`${alias}.${resource.softDeleteColumn}`, 'is', null));
+  const scoped = resource.scope?.({ eb, column: (name) => eb.ref(`${alias}.${name}`), ctx });
+  if (scoped) parts.push(scoped);
+  return parts;
+}
+
+/**
+ * What every query of an endpoint carries, whatever the client asked: the resource's conditions and
+ * the endpoint's `baseQuery`. Lists and PATCH both use it, so a record PATCH can reach is one the
+ * list can show.
  */
 export function endpointConditions(
   eb: Eb,
   resource: ResolvedResource,
   policy: EndpointPolicy,
   alias: string,
+  ctx: unknown,
   withTrashed = false,
 ): Bool[] {
-  const parts: Bool[] = [];
-  if (resource.softDeleteColumn && !withTrashed)
-    parts.push(eb(`${alias}.${resource.softDeleteColumn}`, 'is', null));
-  if (policy.baseQuery) parts.push(policy.baseQuery({ eb, column: (name) => eb.ref(`${alias}.${name}`) }));
+  const parts = resourceConditions(eb, resource, alias, ctx, withTrashed);
+  if (policy.baseQuery)
+    parts.push(policy.baseQuery({ eb, column: (name) => eb.ref(`${alias}.${name}`), ctx }));
   return parts;
 }
 
@@ -116,6 +136,8 @@ export class ListCompiler {
     private readonly dialect: SqlDialect,
     private readonly plan: QueryShape<SlotValues>,
     private readonly policy: EndpointPolicy,
+    /** The request's context, for the callbacks (row scopes, `baseQuery`, scopes, custom filters). */
+    private readonly ctx: unknown,
   ) {}
 
   /** FROM and WHERE, shared by the count and the page queries. */
@@ -127,7 +149,7 @@ export class ListCompiler {
   private where(eb: Eb): Bool {
     const { resource, withTrashed } = this.plan;
     const parts: Bool[] = this.plan.where.map((node) => this.node(eb, node, resource, BASE));
-    return eb.and([...parts, ...endpointConditions(eb, resource, this.policy, BASE, withTrashed)]);
+    return eb.and([...parts, ...endpointConditions(eb, resource, this.policy, BASE, this.ctx, withTrashed)]);
   }
 
   /** `count(*)` over the filtered rows, without ORDER BY. */
@@ -337,7 +359,8 @@ export class ListCompiler {
         .selectFrom(`${related.table} as ${child}`)
         .whereRef(`${child}.${hop.childKey}`, '=', `${alias}.${hop.parentKey}`);
     }
-    if (related.softDeleteColumn) query = query.where(`${child}.${related.softDeleteColumn}`, 'is', null);
+    const conditions = resourceConditions(eb, related, child, this.ctx);
+    if (conditions.length > 0) query = query.where((inner) => inner.and(conditions));
     return { query, child };
   }
 
@@ -353,10 +376,20 @@ export class ListCompiler {
       case 'or':
         return eb.or(node.children.map((child) => this.node(eb, child, resource, alias)));
       case 'scope':
-        return node.scope({ eb, column: (name) => eb.ref(`${alias}.${name}`), value: node.value });
+        return node.scope({
+          eb,
+          column: (name) => eb.ref(`${alias}.${name}`),
+          value: node.value,
+          ctx: this.ctx,
+        });
       case 'custom':
         try {
-          return node.callback({ eb, column: (name) => eb.ref(`${alias}.${name}`), value: node.value });
+          return node.callback({
+            eb,
+            column: (name) => eb.ref(`${alias}.${name}`),
+            value: node.value,
+            ctx: this.ctx,
+          });
         } catch (error) {
           if (error instanceof FilterValueError)
             throw RequestError.single(422, `filter.${node.name}`, error.message);

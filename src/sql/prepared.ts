@@ -1,6 +1,7 @@
 import { BoundedMap } from '../plan/bounded-map.js';
 import type { Condition, CursorValue, FilterNode, QueryShape, Scalar } from '../plan/list-plan.js';
 import type { EndpointPolicy } from '../resource/policy.js';
+import { type ResolvedResource, reachesScope } from '../resource/registry.js';
 import { ListCompiler } from './compile.js';
 import type { DynamicDb, SqlDialect, Statement } from './dialect.js';
 import { classOf, Param, Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
@@ -148,8 +149,9 @@ const DEFAULT_MAX_SHAPES = 500;
 /**
  * The SQL of an endpoint's lists, compiled once per request shape (filters, operators, sort, page form)
  * and reused with each request's values: building and compiling a Kysely query costs more than the rest
- * of a request's own work. Plans that run the endpoint's callbacks (custom filters, scopes, `baseQuery`)
- * are compiled every time, since a callback may build different SQL from one call to the next.
+ * of a request's own work. Plans that run callbacks (custom filters, scopes, `baseQuery`, a row scope
+ * of any resource the endpoint can reach) are compiled every time: a callback may build different SQL
+ * from one call to the next, and may embed a value of the request's context.
  */
 export class PreparedQueries {
   private readonly shapes: BoundedMap<string, CompiledShape>;
@@ -159,31 +161,32 @@ export class PreparedQueries {
     private readonly db: DynamicDb,
     private readonly dialect: SqlDialect,
     private readonly policy: EndpointPolicy,
+    resource: ResolvedResource,
     private readonly maxShapes = DEFAULT_MAX_SHAPES,
   ) {
-    this.callbacks = policy.baseQuery !== undefined;
+    this.callbacks = policy.baseQuery !== undefined || reachesScope(resource);
     this.shapes = new BoundedMap(maxShapes);
   }
 
   /** `count(*)` of the filtered records. */
-  count(plan: QueryShape): Statement {
+  count(plan: QueryShape, ctx: unknown): Statement {
     const templater = new Templater();
     templater.mark('count');
     const shape = templater.shape(plan);
-    return this.prepare(templater, () => this.compiler(shape).countQuery().compile());
+    return this.prepare(templater, () => this.compiler(shape, ctx).countQuery().compile());
   }
 
   /** A page of records (or all of them) in the plan's order. */
-  rows(plan: QueryShape, options: RowsOptions): Statement {
+  rows(plan: QueryShape, options: RowsOptions, ctx: unknown): Statement {
     const templater = new Templater();
     templater.mark('rows');
     const shape = templater.shape(plan);
     const rowsOptions = templater.rows(options);
-    return this.prepare(templater, () => this.compiler(shape).rowsQuery(rowsOptions).compile());
+    return this.prepare(templater, () => this.compiler(shape, ctx).rowsQuery(rowsOptions).compile());
   }
 
-  private compiler(shape: QueryShape<SlotValues>): ListCompiler {
-    return new ListCompiler(this.db, this.dialect, shape, this.policy);
+  private compiler(shape: QueryShape<SlotValues>, ctx: unknown): ListCompiler {
+    return new ListCompiler(this.db, this.dialect, shape, this.policy, ctx);
   }
 
   private prepare(templater: Templater, compile: () => CompiledShape): Statement {

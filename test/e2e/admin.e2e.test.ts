@@ -15,7 +15,7 @@ import { endpoints } from '../../examples/demo/endpoints.js';
 import { resources } from '../../examples/demo/resources.js';
 import { createSchema } from '../../examples/demo/schema.js';
 import { seedDemo } from '../../examples/demo/seed.js';
-import { buildService } from '../../src/http/server.js';
+import { buildService } from '../../src/server/standalone.js';
 import { type Connection, connect } from '../../src/sql/connect.js';
 
 const CHROMIUM = '/usr/bin/chromium';

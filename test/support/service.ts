@@ -3,13 +3,29 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { resources } from '../../examples/demo/resources.js';
 import { createSchema, dropSchema } from '../../examples/demo/schema.js';
-import { buildService } from '../../src/http/server.js';
 import { FilterValueError } from '../../src/resource/filter-value-error.js';
 import { defineEndpoint, Filter, type ServiceConfig } from '../../src/resource/policy.js';
 import type { Connection } from '../../src/sql/connect.js';
 import type { DialectName } from '../../src/sql/dialect.js';
-import { dropDatabase, freshDatabase } from './databases.js';
+import { dialects, dropDatabase, freshDatabase } from './databases.js';
 import { insertFixture } from './fixture.js';
+import { type HostName, hostNames, type InjectOptions, type InjectResponse, startHost } from './hosts.js';
+
+/**
+ * Where a suite runs: every database through the standalone server, and every host adapter on SQLite
+ * (the adapters share one core, and the core's database behaviour is covered by the first loop).
+ */
+export const serviceTargets: { dialect: DialectName; host: HostName }[] = [
+  ...dialects.map((dialect) => ({ dialect, host: 'standalone' as const })),
+  ...hostNames.filter((host) => host !== 'standalone').map((host) => ({ dialect: 'sqlite' as const, host })),
+];
+
+/** A describe title's suffix: the database, and the host when it is not the standalone server. */
+export const targetName = ({ dialect, host }: { dialect: DialectName; host: HostName }): string =>
+  host === 'standalone' ? dialect : `${dialect} through ${host}`;
+
+/** The context the suites run with unless they say otherwise: an editor, as the demo's rules want. */
+export const editorContext = () => ({ sub: 'test-editor', role: 'editor' });
 
 /** Endpoints made for the tests: each exercises one part of the policy language. */
 export const testEndpoints = [
@@ -86,41 +102,55 @@ export const testEndpoints = [
 ];
 
 export interface TestService {
+  /** The standalone server or the host Fastify application; undefined for the other hosts. */
   app: FastifyInstance;
   conn: Connection;
   dialect: DialectName;
+  host: HostName;
+  inject(options: InjectOptions): Promise<InjectResponse>;
   /** GET and parse JSON. */
   // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the service answered and assert on it.
-  get(url: string): Promise<{ status: number; body: any }>;
+  get(url: string, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
 }
 
 /**
  * For a `describe` block: a fresh database of `dialect` with the demo schema and the fixture, and the
  * service over it. `overrides` changes the service configuration (limits, endpoints).
  */
-export function useService(
+export function useService<Ctx = unknown>(
   dialect: DialectName,
   name: string,
-  overrides: Partial<ServiceConfig> = {},
+  overrides: Partial<ServiceConfig<Ctx>> = {},
+  host: HostName = 'standalone',
 ): TestService {
-  const context = { dialect } as TestService;
+  const context = { dialect, host } as TestService;
+  const database = `${name}_${dialect}${host === 'standalone' ? '' : `_${host.replace('-', '_')}`}`;
+  let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    const conn = await freshDatabase(dialect, `${name}_${dialect}`);
+    const conn = await freshDatabase(dialect, database);
     await dropSchema(conn);
     await createSchema(conn);
     await insertFixture(conn);
-    const config: ServiceConfig = { resources, endpoints: testEndpoints, ...overrides };
+    const config = {
+      resources,
+      endpoints: testEndpoints,
+      context: editorContext,
+      ...overrides,
+    } as ServiceConfig;
     context.conn = conn;
-    context.app = await buildService({ config, connection: conn });
-    context.get = async (url) => {
-      const response = await context.app.inject({ method: 'GET', url });
+    const started = await startHost(host, config, conn);
+    close = () => started.close();
+    if (started.fastify) context.app = started.fastify;
+    context.inject = (options) => started.inject(options);
+    context.get = async (url, headers) => {
+      const response = await started.inject({ method: 'GET', url, ...(headers && { headers }) });
       return { status: response.statusCode, body: response.json() };
     };
   });
   afterAll(async () => {
-    await context.app?.close();
+    await close?.();
     await context.conn?.db.destroy();
-    await dropDatabase(dialect, `${name}_${dialect}`);
+    await dropDatabase(dialect, database);
   });
   return context;
 }

@@ -14,13 +14,14 @@ import { compileEndpoint } from '../../src/plan/endpoint.js';
 import type { ListPlan, SortTerm } from '../../src/plan/list-plan.js';
 import { operatorNames } from '../../src/plan/operators.js';
 import { parseListQuery } from '../../src/request/parse.js';
+import type { EndpointPolicy } from '../../src/resource/policy.js';
 import { resolveResources } from '../../src/resource/registry.js';
 import { ErrorBag } from '../../src/respond/error-bag.js';
 import { isVisible as serverIsVisible } from '../../src/schema/visible-when.js';
 
 const users = endpoints[0];
 if (!users) throw new Error('the demo has no users endpoint');
-const compiled = compileEndpoint(users, resolveResources(resources), undefined);
+const compiled = compileEndpoint(users as EndpointPolicy, resolveResources(resources), undefined);
 
 function plan(query: string): { plan: ListPlan | undefined; errors: Record<string, string[]> } {
   const bag = new ErrorBag();

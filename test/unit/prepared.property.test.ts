@@ -224,20 +224,35 @@ describe('prepared shapes', () => {
     it(`reuse a compiled shape only where a fresh compilation gives the same statement (${name})`, () => {
       const connection = connect(url);
       connections.push(connection);
-      const fresh = new PreparedQueries(connection.db, connection.dialect, endpoint.policy, 0);
+      const fresh = new PreparedQueries(
+        connection.db,
+        connection.dialect,
+        endpoint.policy,
+        endpoint.resource,
+        0,
+      );
       let planned = 0;
       fc.assert(
         fc.property(baseRequest, (r) => {
           // The first request's shapes are compiled and kept; a neighbour reuses them when the keys match.
-          const prepared = new PreparedQueries(connection.db, connection.dialect, endpoint.policy);
+          const prepared = new PreparedQueries(
+            connection.db,
+            connection.dialect,
+            endpoint.policy,
+            endpoint.resource,
+          );
           for (const neighbour of neighbours(r)) {
             const { query, options: cut } = request(neighbour);
             const errors = new ErrorBag();
             const plan = authorize(parseListQuery(query, endpoint.limits, errors), endpoint, errors);
             if (!plan) continue;
             planned += 1;
-            expect(outcome(() => prepared.count(plan))).toEqual(outcome(() => fresh.count(plan)));
-            expect(outcome(() => prepared.rows(plan, cut))).toEqual(outcome(() => fresh.rows(plan, cut)));
+            expect(outcome(() => prepared.count(plan, undefined))).toEqual(
+              outcome(() => fresh.count(plan, undefined)),
+            );
+            expect(outcome(() => prepared.rows(plan, cut, undefined))).toEqual(
+              outcome(() => fresh.rows(plan, cut, undefined)),
+            );
           }
         }),
         { numRuns: 1000 },
@@ -269,21 +284,37 @@ describe('prepared shapes', () => {
       registry,
       undefined,
     );
-    const tenant = new PreparedQueries(connection.db, connection.dialect, withBaseQuery.policy);
-    const first = tenant.rows(plan('filter[status]=active', withBaseQuery), { limit: 15 });
-    const second = tenant.rows(plan('filter[status]=active', withBaseQuery), { limit: 15 });
+    const tenant = new PreparedQueries(
+      connection.db,
+      connection.dialect,
+      withBaseQuery.policy,
+      withBaseQuery.resource,
+    );
+    const first = tenant.rows(plan('filter[status]=active', withBaseQuery), { limit: 15 }, undefined);
+    const second = tenant.rows(plan('filter[status]=active', withBaseQuery), { limit: 15 }, undefined);
     expect(baseQueryCalls).toBe(2);
     expect(second.parameters).not.toEqual(first.parameters);
 
     // A custom filter (email_domain) and a scope (active) are called again for each request too.
-    const prepared = new PreparedQueries(connection.db, connection.dialect, endpoint.policy);
+    const prepared = new PreparedQueries(
+      connection.db,
+      connection.dialect,
+      endpoint.policy,
+      endpoint.resource,
+    );
     const domains = ['example.org', 'test.io'].map(
-      (domain) => prepared.count(plan(`filter[email_domain]=${domain}`)).parameters,
+      (domain) => prepared.count(plan(`filter[email_domain]=${domain}`), undefined).parameters,
     );
     expect(domains[0]).toContain('%@example.org');
     expect(domains[1]).toContain('%@test.io');
-    const fresh = new PreparedQueries(connection.db, connection.dialect, endpoint.policy, 0);
+    const fresh = new PreparedQueries(
+      connection.db,
+      connection.dialect,
+      endpoint.policy,
+      endpoint.resource,
+      0,
+    );
     for (const query of ['filter[active]=true', 'filter[active]=false', 'filter[active]=true'])
-      expect(prepared.count(plan(query))).toEqual(fresh.count(plan(query)));
+      expect(prepared.count(plan(query), undefined)).toEqual(fresh.count(plan(query), undefined));
   });
 });

@@ -1,10 +1,8 @@
-import { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { loadIncludes } from '../load/includes.js';
 import { authorize } from '../plan/authorize.js';
 import { BoundedMap } from '../plan/bounded-map.js';
 import { encodeCursor } from '../plan/cursor.js';
-import type { CompiledEndpoint } from '../plan/endpoint.js';
+import { type CompiledEndpoint, defaultsFor } from '../plan/endpoint.js';
 import type { CursorValue, ListPlan, PageMode } from '../plan/list-plan.js';
 import { parseListQuery } from '../request/parse.js';
 import type { ResourceRecord } from '../resource/policy.js';
@@ -15,6 +13,7 @@ import { cursorPage, simplePage } from '../respond/simple-and-cursor.js';
 import type { Connection } from '../sql/connect.js';
 import { Departure, type Row, type RunOptions, type Statement } from '../sql/dialect.js';
 import { PreparedQueries } from '../sql/prepared.js';
+import { JSON_TYPE, json, type ServiceResponse } from './exchange.js';
 
 /** Rows fetched per query when all=true streams an unlimited result. */
 const STREAM_BATCH = 1000;
@@ -29,28 +28,34 @@ const continuesCursor = (plan: ListPlan): boolean =>
 const MAX_CACHED_PLANS = 500;
 const MAX_CACHED_QUERY = 1024;
 
-function rawQueryOf(request: FastifyRequest): string {
-  const url = request.raw.url ?? '';
-  const index = url.indexOf('?');
-  return index === -1 ? '' : url.slice(index + 1);
+/** One list request as the core hands it over. */
+export interface ListCall {
+  /** The query string, undecoded. */
+  readonly rawQuery: string;
+  /** The list's absolute URL without the query: the base of page links. */
+  readonly url: string;
+  readonly ctx: unknown;
+  readonly signal?: AbortSignal;
 }
 
 /** The handler of `GET <prefix>/<endpoint>`: parse → authorize → compile → execute → load → shape. */
-export function listRoute(
+export function listHandler(
   endpoint: CompiledEndpoint,
   connection: Connection,
-  urlOf: (request: FastifyRequest) => string,
-) {
+): (call: ListCall) => Promise<ServiceResponse> {
   const read = rowReader(endpoint.resource);
-  const queries = new PreparedQueries(connection.db, connection.dialect, endpoint.policy);
-  const transform = endpoint.policy.response ?? ((record: ResourceRecord): unknown => record);
+  const queries = new PreparedQueries(connection.db, connection.dialect, endpoint.policy, endpoint.resource);
+  const respond = endpoint.policy.response;
+  const transform = (ctx: unknown) =>
+    respond ? (record: ResourceRecord): unknown => respond(record, ctx) : (record: ResourceRecord) => record;
+  const contextual = endpoint.contextDefaults.length > 0;
   // The plan of a query string is a pure function of it and the endpoint's policy, and immutable:
   // the same URL requested again (a list's first page, a polled view) skips parse and authorize.
   // Only authorized plans are kept; a refused query is checked anew each time.
   const plans = new BoundedMap<string, ListPlan>(MAX_CACHED_PLANS);
 
   /** Rows → records with counts and includes, then through the transformer. */
-  async function shape(plan: ListPlan, rows: Row[], options: RunOptions): Promise<unknown[]> {
+  async function shape(plan: ListPlan, rows: Row[], ctx: unknown, options: RunOptions): Promise<unknown[]> {
     const records = rows.map((row) => {
       const record = read(row);
       for (const relation of plan.counts) {
@@ -59,59 +64,68 @@ export function listRoute(
       }
       return record;
     });
-    if (plan.includes.length > 0) await loadIncludes(connection, plan.includes, records, options);
-    return records.map(transform);
+    if (plan.includes.length > 0) await loadIncludes(connection, plan.includes, records, ctx, options);
+    return records.map(transform(ctx));
   }
 
   const sortValues = (plan: ListPlan, row: Row): CursorValue[] =>
     plan.sort.map((term) => (row[term.column] ?? null) as CursorValue);
 
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    const rawQuery = rawQueryOf(request);
-    let plan = plans.get(rawQuery);
+  return async ({ rawQuery, url: path, ctx, signal }: ListCall): Promise<ServiceResponse> => {
+    // Defaults that depend on the context are part of what the plan depends on: its cache key.
+    const defaults = contextual ? defaultsFor(endpoint, ctx) : endpoint.defaultFilters;
+    const key = contextual ? `${JSON.stringify(defaults)}\n${rawQuery}` : rawQuery;
+    let plan = plans.get(key);
     if (!plan) {
       const errors = new ErrorBag();
-      plan = authorize(parseListQuery(rawQuery, endpoint.limits, errors), endpoint, errors);
-      if (!plan) return reply.status(422).send(errors.toEnvelope());
-      if (rawQuery.length <= MAX_CACHED_QUERY && !continuesCursor(plan)) plans.set(rawQuery, plan);
+      plan = authorize(parseListQuery(rawQuery, endpoint.limits, errors), endpoint, errors, defaults);
+      if (!plan) return json(422, errors.toEnvelope());
+      if (key.length <= MAX_CACHED_QUERY && !continuesCursor(plan)) plans.set(key, plan);
     }
-    const path = urlOf(request);
     const mode: PageMode = plan.mode;
     // A client that goes away before its answer is written stops its statements in the database.
     const departure = new Departure();
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) departure.leave();
-    });
+    if (signal) {
+      if (signal.aborted) departure.leave();
+      else signal.addEventListener('abort', () => departure.leave(), { once: true });
+    }
     const options: RunOptions = { timeoutMs: endpoint.timeoutMs, departure };
     const run = (statement: Statement) => connection.run(statement, options);
+    const ok = (body: unknown) => json(200, body);
 
     switch (mode.kind) {
       case 'length-aware': {
         const offset = (mode.page - 1) * mode.perPage;
         const [countRows, rows] = await Promise.all([
-          run(queries.count(plan)),
-          run(queries.rows(plan, { limit: mode.perPage, offset })),
+          run(queries.count(plan, ctx)),
+          run(queries.rows(plan, { limit: mode.perPage, offset }, ctx)),
         ]);
         const total = Number(countRows[0]?.total ?? 0);
-        return lengthAwarePage(await shape(plan, rows, options), { ...mode, total, path, rawQuery });
+        return ok(lengthAwarePage(await shape(plan, rows, ctx, options), { ...mode, total, path, rawQuery }));
       }
       case 'simple': {
         // One row more than the page tells whether a next page exists, without counting.
         const rows = await run(
-          queries.rows(plan, { limit: mode.perPage + 1, offset: (mode.page - 1) * mode.perPage }),
+          queries.rows(plan, { limit: mode.perPage + 1, offset: (mode.page - 1) * mode.perPage }, ctx),
         );
         const hasMore = rows.length > mode.perPage;
-        return simplePage(await shape(plan, rows.slice(0, mode.perPage), options), {
-          ...mode,
-          hasMore,
-          path,
-          rawQuery,
-        });
+        return ok(
+          simplePage(await shape(plan, rows.slice(0, mode.perPage), ctx, options), {
+            ...mode,
+            hasMore,
+            path,
+            rawQuery,
+          }),
+        );
       }
       case 'cursor': {
         const backwards = mode.cursor?.direction === 'prev';
         const fetched = await run(
-          queries.rows(plan, { limit: mode.perPage + 1, after: mode.cursor?.values, reverse: backwards }),
+          queries.rows(
+            plan,
+            { limit: mode.perPage + 1, after: mode.cursor?.values, reverse: backwards },
+            ctx,
+          ),
         );
         const hasMore = fetched.length > mode.perPage;
         const rows = fetched.slice(0, mode.perPage);
@@ -124,17 +138,19 @@ export function listRoute(
         // extra row came back; going backwards, the reverse.
         const next = backwards || hasMore ? cursorTo('next', last) : null;
         const prev = (backwards ? hasMore : mode.cursor !== undefined) ? cursorTo('prev', first) : null;
-        return cursorPage(await shape(plan, rows, options), {
-          perPage: mode.perPage,
-          next,
-          prev,
-          path,
-          rawQuery,
-        });
+        return ok(
+          cursorPage(await shape(plan, rows, ctx, options), {
+            perPage: mode.perPage,
+            next,
+            prev,
+            path,
+            rawQuery,
+          }),
+        );
       }
       case 'all': {
         if (mode.max !== 'unlimited') {
-          const countRows = await run(queries.count(plan));
+          const countRows = await run(queries.count(plan, ctx));
           const total = Number(countRows[0]?.total ?? 0);
           if (total > mode.max)
             throw RequestError.single(
@@ -142,9 +158,9 @@ export function listRoute(
               'all',
               `The total of ${total} records exceeds the maximum of ${mode.max} allowed for all=true.`,
             );
-          return shape(plan, await run(queries.rows(plan, {})), options);
+          return ok(await shape(plan, await run(queries.rows(plan, {}, ctx)), ctx, options));
         }
-        return reply.type('application/json; charset=utf-8').send(Readable.from(streamAll(plan, options)));
+        return { status: 200, headers: { 'content-type': JSON_TYPE }, body: streamAll(plan, ctx, options) };
       }
     }
   };
@@ -153,14 +169,14 @@ export function listRoute(
    * Every record as one JSON array, fetched in keyset batches: memory stays flat whatever the row
    * count, no connection is held between batches, and includes load per batch on every engine.
    */
-  async function* streamAll(plan: ListPlan, options: RunOptions): AsyncGenerator<string> {
+  async function* streamAll(plan: ListPlan, ctx: unknown, options: RunOptions): AsyncGenerator<string> {
     yield '[';
     let after: CursorValue[] | undefined;
     let first = true;
     for (;;) {
-      const rows = await connection.run(queries.rows(plan, { limit: STREAM_BATCH, after }), options);
+      const rows = await connection.run(queries.rows(plan, { limit: STREAM_BATCH, after }, ctx), options);
       if (rows.length === 0) break;
-      const items = await shape(plan, rows, options);
+      const items = await shape(plan, rows, ctx, options);
       const body = items.map((item) => JSON.stringify(item)).join(',');
       yield first ? body : `,${body}`;
       first = false;

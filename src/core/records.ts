@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import secureJson from 'secure-json-parse';
 import type { CompiledEndpoint } from '../plan/endpoint.js';
 import { coerceForColumn } from '../plan/values.js';
 import type { ResourceRecord } from '../resource/policy.js';
@@ -7,31 +7,60 @@ import { ErrorBag, RequestError } from '../respond/error-bag.js';
 import { rowReader } from '../respond/normalize.js';
 import { type Field, refusalError } from '../respond/refusal.js';
 import { buildSchemaDocument } from '../schema/document.js';
+import type { SchemaDocument } from '../schema/types.js';
 import { bodyLimit, planUpdate, prepareInputs } from '../schema/update.js';
 import { endpointConditions } from '../sql/compile.js';
 import type { Connection } from '../sql/connect.js';
 import type { Refusal } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
+import type { BodyReader, ServiceLogger } from './exchange.js';
 
-/** `GET <prefix>/v1/<path>/schema` and `PATCH <form.endpoint>/:id`, for an endpoint that declares a schema. */
-export function registerResourceRoutes(
-  app: FastifyInstance,
+/** One PATCH request as the core hands it over. */
+export interface UpdateCall {
+  /** The id segment of the path, decoded. */
+  readonly id: string;
+  readonly contentType: string | undefined;
+  readonly body: BodyReader | undefined;
+  readonly ctx: unknown;
+  readonly log: ServiceLogger;
+}
+
+/** The schema document and PATCH of an endpoint that declares a schema. */
+export interface RecordRoutes {
+  readonly schemaPath: string;
+  /** PATCH `<formPath>/:id`. */
+  readonly formPath: string;
+  readonly bodyLimit: number;
+  /** The document as this context may use it: no form inputs when it may not update. */
+  document(canUpdate: boolean): SchemaDocument;
+  update(call: UpdateCall): Promise<unknown>;
+}
+
+/** JSON text → value; `__proto__` and `constructor.prototype` keys are refused, as Fastify's parser does. */
+function parseJson(text: string): unknown {
+  if (text.trim() === '') throw RequestError.single(400, 'body', 'The body is empty; send a JSON object.');
+  try {
+    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch {
+    throw RequestError.single(400, 'body', 'The body is not valid JSON.');
+  }
+}
+
+export function recordRoutes(
   endpoint: CompiledEndpoint,
   connection: Connection,
   prefix: string,
-): void {
+): RecordRoutes | undefined {
   const declaration = endpoint.policy.schema;
-  if (!declaration) return;
+  if (!declaration) return undefined;
   const listPath = `${prefix}/${endpoint.path}`;
-  const document = buildSchemaDocument(endpoint, declaration, listPath);
+  const full = buildSchemaDocument(endpoint, declaration, listPath);
+  const readOnly: SchemaDocument = { ...full, form: { ...full.form, readOnly: true, inputs: [] } };
   const inputs = prepareInputs(endpoint.resource, declaration.form?.inputs ?? []);
   const { resource, policy } = endpoint;
   const { db, dialect } = connection;
   const read = rowReader(resource);
-  const transform = policy.response ?? ((record: ResourceRecord): unknown => record);
   const notFound = () => RequestError.single(404, 'id', `No ${resource.name} record with this id.`);
-
-  app.get(`${prefix}/v1/${endpoint.path}/schema`, async () => document);
 
   const fieldOf = (column: string): Field => {
     const input = inputs.find((candidate) => candidate.column.name === column);
@@ -61,31 +90,40 @@ export function registerResourceRoutes(
     return candidates.length === 1 ? candidates.map(fieldOf) : [];
   };
 
-  /** The record as the endpoint sees it: soft-deleted rows and rows outside `baseQuery` do not exist. */
-  const findRecord = async (id: unknown): Promise<ResourceRecord | undefined> => {
+  /**
+   * The record as the endpoint sees it for this context: soft-deleted rows, rows outside the
+   * resource's scope and outside `baseQuery` do not exist.
+   */
+  const findRecord = async (id: unknown, ctx: unknown): Promise<ResourceRecord | undefined> => {
     const row = await db
       .selectFrom(`${resource.table} as t0`)
       .select(visibleSelection(resource, 't0'))
       .where((eb: DynamicExpressionBuilder) =>
-        eb.and([eb(`t0.${resource.primaryKey}`, '=', id), ...endpointConditions(eb, resource, policy, 't0')]),
+        eb.and([
+          eb(`t0.${resource.primaryKey}`, '=', id),
+          ...endpointConditions(eb, resource, policy, 't0', ctx),
+        ]),
       )
       .executeTakeFirst();
     return row ? read(row as Record<string, unknown>) : undefined;
   };
 
-  app.patch<{ Params: { id: string } }>(
-    `${document.form.endpoint}/:id`,
-    { bodyLimit: bodyLimit(inputs) },
-    async (request) => {
-      // Fastify also parses text/plain; PATCH accepts JSON only.
-      if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? ''))
+  const limit = bodyLimit(inputs);
+  return {
+    schemaPath: `${prefix}/v1/${endpoint.path}/schema`,
+    formPath: full.form.endpoint,
+    bodyLimit: limit,
+    document: (canUpdate) => (canUpdate ? full : readOnly),
+    async update({ id: rawId, contentType, body: readBody, ctx, log }: UpdateCall): Promise<unknown> {
+      if (!/^application\/json\s*(;|$)/i.test(contentType ?? ''))
         throw RequestError.single(415, 'body', 'The body must be JSON (Content-Type: application/json).');
       const key = resource.columns.get(resource.primaryKey);
-      const id = key ? coerceForColumn(key, request.params.id) : undefined;
+      const id = key ? coerceForColumn(key, rawId) : undefined;
       if (!id?.ok) throw notFound();
-      const stored = await findRecord(id.value);
+      const raw = readBody ? await readBody(limit) : '';
+      const body = typeof raw === 'string' ? parseJson(raw) : raw.parsed;
+      const stored = await findRecord(id.value, ctx);
       if (!stored) throw notFound();
-      const body = request.body;
       if (typeof body !== 'object' || body === null || Array.isArray(body))
         throw RequestError.single(422, 'body', 'The body must be a JSON object of the fields to change.');
       const errors = new ErrorBag();
@@ -93,19 +131,25 @@ export function registerResourceRoutes(
       if (!errors.isEmpty) throw new RequestError(422, errors.toEnvelope());
       if (Object.keys(update.values).length > 0)
         await db
-          .updateTable(resource.table)
+          .updateTable(`${resource.table} as t0`)
           .set(update.values)
-          .where(resource.primaryKey, '=', id.value)
+          // The lookup's conditions again: the row written is the one found, in this context's scope.
+          .where((eb: DynamicExpressionBuilder) =>
+            eb.and([
+              eb(`t0.${resource.primaryKey}`, '=', id.value),
+              ...endpointConditions(eb, resource, policy, 't0', ctx),
+            ]),
+          )
           .execute()
           .catch(async (error: unknown) => {
             const refusal = await dialect.refusal(error, db, resource.table);
             if (!refusal) throw error;
-            request.log.warn({ err: error }, `database refused the update (${refusal.kind})`);
+            log.warn({ err: error }, `database refused the update (${refusal.kind})`);
             throw refusalError(refusal, refusedFields(refusal, Object.keys(update.values)));
           });
-      const updated = await findRecord(id.value);
+      const updated = await findRecord(id.value, ctx);
       if (!updated) throw notFound();
-      return transform(updated);
+      return policy.response ? policy.response(updated, ctx) : updated;
     },
-  );
+  };
 }

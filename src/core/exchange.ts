@@ -1,0 +1,60 @@
+/**
+ * What goes into the core and what comes out: plain data, no web framework. Every host (Fastify,
+ * Express, Hono, a fetch handler, the standalone server) turns its own request into a
+ * `ServiceRequest` and writes the `ServiceResponse` back.
+ */
+
+/** Where the service's log lines go (pino's signature: Fastify's `request.log` fits). */
+export interface ServiceLogger {
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+/**
+ * The body of a request, read only by the routes that take one, with their size limit: raw text
+ * (the core parses it as JSON), or `{ parsed }` when the host's own body parser already read it.
+ */
+export type BodyReader = (limit: number) => Promise<string | { parsed: unknown }>;
+
+export interface ServiceRequest<Ctx = unknown> {
+  readonly method: string;
+  /** Path and query string as received, from the root of the host (`/api/users?sort=name`). */
+  readonly url: string;
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** `http` or `https`: with the Host header, the base of page links when `publicUrl` is not set. */
+  readonly protocol?: string;
+  readonly body?: BodyReader;
+  /**
+   * The request's context, made by the host (`request.user`…), called once the request is known to
+   * be the service's. Without it the configuration's `context` hook runs; without that, undefined.
+   */
+  readonly context?: () => Ctx | Promise<Ctx>;
+  /** Aborted when the client goes away: the database is told to stop the request's statements. */
+  readonly signal?: AbortSignal;
+  readonly log?: ServiceLogger;
+}
+
+export interface ServiceResponse {
+  readonly status: number;
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON text, or JSON text in pieces (an unlimited `all=true` list, streamed). */
+  readonly body: string | AsyncIterable<string>;
+}
+
+/** A route of the service, for hosts whose router registers each route (Fastify's `:id` syntax). */
+export interface ServiceRoute {
+  readonly method: 'GET' | 'PATCH';
+  /** The full path (with the prefix). */
+  readonly path: string;
+  /** The largest body the route reads, in bytes (0: it reads none). */
+  readonly bodyLimit: number;
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A JSON answer. */
+export function json(status: number, value: unknown, headers: Record<string, string> = {}): ServiceResponse {
+  return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: JSON.stringify(value) };
+}

@@ -1,0 +1,31 @@
+import { RequestError } from '../respond/error-bag.js';
+import type { ServiceRequest } from './exchange.js';
+
+/**
+ * A host name (underscores allowed: container names have them), an IPv4 address or a bracketed IPv6
+ * address, with an optional port: nothing else.
+ */
+const hostHeader =
+  /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+export interface OriginOptions {
+  readonly publicUrl?: string;
+  readonly trustedHosts?: readonly string[];
+}
+
+/**
+ * The base of page links. Without `publicUrl` it comes from the Host header, which the client writes:
+ * a value that is not a plain host[:port] (`evil.example:1@x`), or a host outside `trustedHosts`, is
+ * refused rather than copied into every link of the answer.
+ */
+export function linkBase(options: OriginOptions, request: ServiceRequest): string {
+  if (options.publicUrl) return options.publicUrl.replace(/\/$/, '');
+  const header = request.headers[':authority'] ?? request.headers.host;
+  const host = (Array.isArray(header) ? header[0] : header) ?? '';
+  const name = host.replace(/:\d+$/, '').toLowerCase();
+  if (!hostHeader.test(host))
+    throw RequestError.single(400, 'host', 'The Host header must be a host name with an optional port.');
+  if (options.trustedHosts && !options.trustedHosts.some((trusted) => trusted.toLowerCase() === name))
+    throw RequestError.single(400, 'host', `The host "${name}" is not served here.`);
+  return `${request.protocol ?? 'http'}://${host}`;
+}

@@ -1,0 +1,72 @@
+import { Readable } from 'node:stream';
+import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceResponse } from '../core/exchange.js';
+import { type CreateServiceOptions, createService, type ResourceService } from '../core/service.js';
+
+export interface FastifyPluginOptions<Ctx = unknown> extends CreateServiceOptions<Ctx> {
+  /**
+   * The request's context from Fastify's request (what the application's auth plugin or hook set:
+   * `request.user`). Without it the configuration's `context` hook runs.
+   */
+  context?: (request: FastifyRequest) => Ctx | Promise<Ctx>;
+  /** CORS for the service's routes (`@fastify/cors` options); off when absent. */
+  cors?: FastifyCorsOptions;
+  /** Where the service is served; Fastify's own `prefix` option. Default: the configuration's (`/api`). */
+  prefix?: string;
+}
+
+/** Writes the core's response through Fastify (its hooks, its logger and its error handler apply). */
+export function sendResponse(reply: FastifyReply, response: ServiceResponse): FastifyReply {
+  reply.status(response.status).headers(response.headers);
+  return reply.send(typeof response.body === 'string' ? response.body : Readable.from(response.body));
+}
+
+/**
+ * The service as a Fastify plugin: `app.register(resourceQueryPlugin, { config, connection, prefix })`.
+ * Its routes live in their own encapsulated context, so they coexist with the application's routes,
+ * hooks (authentication in `onRequest` runs before them) and content-type parsers.
+ */
+export const resourceQueryPlugin: FastifyPluginAsync<FastifyPluginOptions> = async (instance, options) => {
+  // Fastify's `prefix` is where the routes are; the documents and links must name it too.
+  const mounted = instance.prefix;
+  const config = mounted ? { ...options.config, prefix: mounted } : options.config;
+  const service: ResourceService = await createService({ config, connection: options.connection });
+  if (options.cors) await instance.register(fastifyCors, options.cors);
+  // The core reads bodies itself (as JSON, with each route's limit, the same on every host).
+  instance.removeAllContentTypeParsers();
+  instance.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  // Errors Fastify raises on these routes before the handler (a body over the limit): the envelope.
+  instance.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
+    const status =
+      error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, 'request failed');
+    const message = status === 500 ? 'Internal server error.' : (error.message ?? 'Bad request.');
+    return reply.status(status).send({ message, errors: status === 413 ? { body: [message] } : {} });
+  });
+  const { context } = options;
+  for (const route of service.routes)
+    instance.route({
+      method: route.method,
+      url: route.path.slice(mounted.length),
+      ...(route.bodyLimit > 0 && { bodyLimit: route.bodyLimit }),
+      handler: async (request, reply) => {
+        const abort = new AbortController();
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) abort.abort();
+        });
+        const response = await service.handle({
+          method: request.method,
+          url: request.url,
+          headers: request.headers,
+          protocol: request.protocol,
+          body: async () => (typeof request.body === 'string' ? request.body : ''),
+          context: context ? () => context(request) : undefined,
+          signal: abort.signal,
+          log: request.log,
+        });
+        if (!response) return reply.callNotFound();
+        return sendResponse(reply, response);
+      },
+    });
+};

@@ -1,0 +1,24 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { type CreateServiceOptions, createService } from '../core/service.js';
+import { fromWebRequest, toWebResponse } from './web.js';
+
+export interface HonoOptions<Ctx> extends CreateServiceOptions<Ctx> {
+  /** The request's context from Hono's (what the application's auth middleware set: `c.get('user')`). */
+  context?: (c: Context) => Ctx | Promise<Ctx>;
+}
+
+/**
+ * Hono middleware: `app.use(await createHonoMiddleware({...}))`. It answers the service's routes and
+ * passes every other request on to the application's own.
+ */
+export async function createHonoMiddleware<Ctx = unknown>(
+  options: HonoOptions<Ctx>,
+): Promise<MiddlewareHandler> {
+  const service = await createService(options);
+  const { context } = options;
+  return async (c, next) => {
+    const response = await service.handle(fromWebRequest(c.req.raw, context ? () => context(c) : undefined));
+    if (!response) return next();
+    return toWebResponse(response);
+  };
+}

@@ -1,0 +1,93 @@
+import { createRemoteJWKSet, importSPKI, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import type { ContextRequest } from '../resource/policy.js';
+import { ConfigurationError } from '../resource/registry.js';
+import { RequestError } from '../respond/error-bag.js';
+
+/** How bearer tokens are verified: one of `secret`, `publicKey` or `jwksUrl`. */
+export interface BearerOptions {
+  /** HS256/384/512 shared secret. */
+  secret?: string;
+  /** An RS/PS/ES public key, PEM (SPKI), with its `algorithm` (default RS256). */
+  publicKey?: string;
+  algorithm?: string;
+  /** A JWKS document's URL (the identity provider's keys, fetched and cached by jose). */
+  jwksUrl?: string;
+  /** When set, the token's `iss` / `aud` must match. */
+  issuer?: string;
+  audience?: string;
+}
+
+const hmac = ['HS256', 'HS384', 'HS512'];
+const asymmetric = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+/** The verification settings from the environment (`AUTH_JWT_*`), or undefined when none is set. */
+export function bearerOptionsFrom(env: NodeJS.ProcessEnv): BearerOptions | undefined {
+  const options: BearerOptions = {
+    secret: env.AUTH_JWT_SECRET || undefined,
+    publicKey: env.AUTH_JWT_PUBLIC_KEY || undefined,
+    algorithm: env.AUTH_JWT_ALGORITHM || undefined,
+    jwksUrl: env.AUTH_JWT_JWKS_URL || undefined,
+    issuer: env.AUTH_JWT_ISSUER || undefined,
+    audience: env.AUTH_JWT_AUDIENCE || undefined,
+  };
+  return options.secret || options.publicKey || options.jwksUrl ? options : undefined;
+}
+
+function invalid(message: string): RequestError {
+  return new RequestError(
+    401,
+    { message, errors: { authorization: [message] } },
+    { 'www-authenticate': 'Bearer error="invalid_token"' },
+  );
+}
+
+/**
+ * A `context` hook for bearer JWTs (verified with jose): no Authorization header gives an anonymous
+ * request (context `undefined`); a valid token gives its claims; anything else is 401. Access rules
+ * then decide what the claims may do.
+ */
+export function bearerContext(
+  options: BearerOptions,
+): (request: ContextRequest) => Promise<JWTPayload | undefined> {
+  const sources = [options.secret, options.publicKey, options.jwksUrl].filter(Boolean).length;
+  if (sources !== 1)
+    throw new ConfigurationError('Bearer tokens need exactly one of secret, publicKey or jwksUrl.');
+  let algorithms: string[];
+  let key: Promise<Uint8Array | Awaited<ReturnType<typeof importSPKI>>> | JWTVerifyGetKey;
+  if (options.secret) {
+    algorithms = hmac;
+    key = Promise.resolve(new TextEncoder().encode(options.secret));
+  } else if (options.publicKey) {
+    const algorithm = options.algorithm ?? 'RS256';
+    if (!asymmetric.includes(algorithm))
+      throw new ConfigurationError(`AUTH_JWT_ALGORITHM "${algorithm}" is not a public-key algorithm.`);
+    algorithms = [algorithm];
+    key = importSPKI(options.publicKey, algorithm).catch((error: unknown) => {
+      throw new ConfigurationError(`The JWT public key could not be read: ${String(error)}`);
+    });
+  } else {
+    algorithms = asymmetric;
+    key = createRemoteJWKSet(new URL(options.jwksUrl as string));
+  }
+  const verify = { algorithms, issuer: options.issuer, audience: options.audience };
+  return async (request) => {
+    const header = request.headers.authorization;
+    const value = Array.isArray(header) ? header[0] : header;
+    if (value === undefined || value === '') return undefined;
+    const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(value);
+    if (!match) throw invalid('The Authorization header must be "Bearer <token>".');
+    try {
+      const result =
+        typeof key === 'function'
+          ? await jwtVerify(match[1] as string, key, verify)
+          : await jwtVerify(match[1] as string, await key, verify);
+      return result.payload;
+    } catch (error) {
+      if (error instanceof ConfigurationError) throw error;
+      const code = (error as { code?: string }).code;
+      throw invalid(
+        code === 'ERR_JWT_EXPIRED' ? 'The bearer token has expired.' : 'The bearer token is not valid.',
+      );
+    }
+  };
+}

@@ -1,0 +1,84 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyCorsOptions } from '@fastify/cors';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import { answerError } from '../core/answer.js';
+import { resourceQueryPlugin, sendResponse } from '../hosts/fastify.js';
+import type { ServiceConfig } from '../resource/policy.js';
+import type { Connection } from '../sql/connect.js';
+import { registerAdmin } from './admin.js';
+
+export interface ServiceOptions<Ctx = unknown> {
+  config: ServiceConfig<Ctx>;
+  connection: Connection;
+  /** Fastify's logger option: `true` logs every request as JSON lines. */
+  logger?: FastifyServerOptions['logger'];
+  /** CORS (`@fastify/cors` options); off when absent. */
+  cors?: FastifyCorsOptions;
+}
+
+/**
+ * The standalone server: a Fastify application that serves only the service (the plugin, at the
+ * configuration's prefix) and the admin UI, with every error before routing in the envelope too.
+ */
+export async function buildService<Ctx = unknown>(options: ServiceOptions<Ctx>): Promise<FastifyInstance> {
+  const { config, connection } = options;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    clientErrorHandler: answerClientError,
+    // Errors Fastify finds before routing (a URL that does not decode): the same envelope as ours.
+    frameworkErrors: (error, _request, reply) => {
+      const status = (error as { statusCode?: number }).statusCode ?? 400;
+      const message =
+        status === 400 ? 'The request URL is malformed (an escape that does not decode).' : error.message;
+      // The reply's generic types depend on route schemas this hook has none of.
+      (reply as FastifyReply).status(status).send({ message, errors: { url: [message] } });
+    },
+    // The core parses the raw query string itself (qs, with limits that fail loudly); Fastify's flat
+    // parser would only do work that is thrown away.
+    routerOptions: { querystringParser: () => ({}) },
+  });
+  // Routes an application adds to this server (and errors past the service's own handling) answer in
+  // the envelope too, database refusals included.
+  app.setErrorHandler(async (error: unknown, request, reply) =>
+    sendResponse(reply, await answerError(error, connection, request.log)),
+  );
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .status(404)
+      .send({ message: `No route for ${request.method} ${request.url.split('?')[0]}.`, errors: {} }),
+  );
+  await app.register(resourceQueryPlugin, {
+    config: config as ServiceConfig,
+    connection,
+    ...(options.cors && { cors: options.cors }),
+  });
+  if (config.adminDir)
+    await registerAdmin(app, config.adminDir, (config.prefix ?? '/api').replace(/\/$/, ''));
+  return app;
+}
+
+/**
+ * What Node's HTTP parser refuses before Fastify sees a request (a request line or headers over the
+ * limit, bytes that are not HTTP): the envelope, and `Connection: close` so that a keep-alive client
+ * knows the connection ends, rather than finding it reset at its next request.
+ */
+function answerClientError(error: Error, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const code = (error as { code?: string }).code;
+  const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message =
+    status === 431
+      ? 'The request line or headers are too long.'
+      : status === 408
+        ? 'The request took too long to arrive.'
+        : 'The request is not valid HTTP.';
+  const body = JSON.stringify({ message, errors: { request: [message] } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

@@ -1,0 +1,147 @@
+import { once } from 'node:events';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import express from 'express';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Hono } from 'hono';
+import { createExpressMiddleware } from '../../src/hosts/express.js';
+import { resourceQueryPlugin } from '../../src/hosts/fastify.js';
+import { createFetchHandler } from '../../src/hosts/fetch.js';
+import { createHonoMiddleware } from '../../src/hosts/hono.js';
+import type { ServiceConfig } from '../../src/resource/policy.js';
+import { buildService } from '../../src/server/standalone.js';
+import type { Connection } from '../../src/sql/connect.js';
+
+/** Every way the service is served: the standalone server, and each host adapter inside an application. */
+export const hostNames = ['standalone', 'fastify-plugin', 'express', 'hono', 'fetch'] as const;
+export type HostName = (typeof hostNames)[number];
+
+export interface InjectOptions {
+  method?: string;
+  url: string;
+  headers?: Record<string, string>;
+  /** An object is sent as JSON; a string as it is. */
+  payload?: unknown;
+}
+
+/** What a test reads of a response, the same for every host (light-my-request's names). */
+export interface InjectResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the service answered and assert on it.
+  json(): any;
+}
+
+export interface Host {
+  inject(options: InjectOptions): Promise<InjectResponse>;
+  /** The standalone server or the host Fastify application (for tests that need Fastify itself). */
+  readonly fastify?: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** The host application's own route: it must keep working beside the service's. */
+export const HOST_ROUTE = '/host/health';
+
+/**
+ * The service inside a fresh application of `name`, with a route of the application's own, as a
+ * developer following the README would write it. Fastify hosts are injected; the others listen on a
+ * port and are reached over real HTTP.
+ */
+export async function startHost(
+  name: HostName,
+  config: ServiceConfig,
+  connection: Connection,
+): Promise<Host> {
+  switch (name) {
+    case 'standalone': {
+      const app = await buildService({ config, connection });
+      return fastifyHost(app);
+    }
+    case 'fastify-plugin': {
+      const app = Fastify();
+      app.get(HOST_ROUTE, async () => ({ ok: 'fastify' }));
+      await app.register(resourceQueryPlugin, { config, connection, prefix: config.prefix ?? '/api' });
+      return fastifyHost(app);
+    }
+    case 'express': {
+      const app = express();
+      app.get(HOST_ROUTE, (_req, res) => {
+        res.json({ ok: 'express' });
+      });
+      app.use(await createExpressMiddleware({ config, connection }));
+      return listening(app);
+    }
+    case 'hono': {
+      const app = new Hono();
+      app.get(HOST_ROUTE, (c) => c.json({ ok: 'hono' }));
+      app.use(await createHonoMiddleware({ config, connection }));
+      return listening(getRequestListener(app.fetch));
+    }
+    case 'fetch': {
+      const handler = await createFetchHandler({ config, connection });
+      return listening(
+        getRequestListener((request) =>
+          new URL(request.url).pathname === HOST_ROUTE ? Response.json({ ok: 'fetch' }) : handler(request),
+        ),
+      );
+    }
+  }
+}
+
+function fastifyHost(app: FastifyInstance): Host {
+  return {
+    fastify: app,
+    async inject({ method = 'GET', url, headers, payload }) {
+      const response = await app.inject({
+        method: method as 'GET',
+        url,
+        ...(headers && { headers }),
+        ...(payload !== undefined && { payload: payload as string }),
+      });
+      return {
+        statusCode: response.statusCode,
+        headers: response.headers as InjectResponse['headers'],
+        body: response.body,
+        json: () => response.json(),
+      };
+    },
+    close: () => app.close(),
+  };
+}
+
+async function listening(listener: RequestListener): Promise<Host> {
+  const server: Server = createServer(listener);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    async inject({ method = 'GET', url, headers = {}, payload }) {
+      const sent = { ...headers };
+      let body: string | undefined;
+      if (typeof payload === 'string') body = payload;
+      else if (payload !== undefined) {
+        body = JSON.stringify(payload);
+        sent['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(`http://127.0.0.1:${port}${url}`, { method, headers: sent, body });
+      const text = await response.text();
+      const responseHeaders: Record<string, string> = {};
+      response.headers.forEach((value, key) => {
+        responseHeaders[key] = value;
+      });
+      return {
+        statusCode: response.status,
+        headers: responseHeaders,
+        body: text,
+        json: () => JSON.parse(text),
+      };
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
