@@ -7,15 +7,19 @@ export type {
 } from './core/exchange.js';
 export { type CreateServiceOptions, createService, type ResourceService } from './core/service.js';
 export { type FastifyPluginOptions, resourceQueryPlugin } from './hosts/fastify.js';
-export { createFetchHandler, type FetchHandlerOptions } from './hosts/fetch.js';
 export { type OperatorName, operatorNames } from './plan/operators.js';
 export type { Limits } from './request/limits.js';
 export { defaultLimits } from './request/limits.js';
 export { FilterValueError } from './resource/filter-value-error.js';
 export {
+  type AccessRule,
+  type AccessRules,
+  type Action,
   type AllLimit,
   type AllowedFilter,
+  type ContextRequest,
   type CustomFilter,
+  type DefaultFilter,
   type DefaultFilterValue,
   defineConfig,
   defineEndpoint,
@@ -29,6 +33,7 @@ export { ConfigurationError } from './resource/registry.js';
 export { belongsTo, belongsToMany, hasMany, hasOne } from './resource/relations.js';
 export type * from './resource/types.js';
 export { ErrorBag, type ErrorEnvelope, RequestError } from './respond/error-bag.js';
+export { type BearerOptions, bearerContext, bearerOptionsFrom } from './server/bearer.js';
 export { buildService, type ServiceOptions } from './server/standalone.js';
 export { type Connection, connect, dialectFor } from './sql/connect.js';
 export type { ConnectOptions, DialectName, SqlDialect } from './sql/dialect.js';

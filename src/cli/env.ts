@@ -1,3 +1,4 @@
+import type { FastifyCorsOptions } from '@fastify/cors';
 import type { ConnectOptions } from '../sql/dialect.js';
 
 /**
@@ -13,4 +14,29 @@ export function connectOptionsFrom(env: NodeJS.ProcessEnv): ConnectOptions {
     options.poolSize = Number(poolSize);
   }
   return options;
+}
+
+/**
+ * CORS from the environment: `CORS_ORIGINS` is a comma-separated list of origins
+ * (`https://app.example.com`) or `*`; `CORS_CREDENTIALS=true` lets browsers send cookies and
+ * Authorization. Unset: no CORS headers (same-origin only). `*` with credentials is refused: browsers
+ * reject it, and echoing any origin with credentials would let every site read a user's data.
+ */
+export function corsOptionsFrom(env: NodeJS.ProcessEnv): FastifyCorsOptions | undefined {
+  const list = env.CORS_ORIGINS?.trim();
+  if (!list) return undefined;
+  const credentials = env.CORS_CREDENTIALS === 'true';
+  if (env.CORS_CREDENTIALS !== undefined && !['true', 'false', ''].includes(env.CORS_CREDENTIALS))
+    throw new Error(`CORS_CREDENTIALS must be true or false (got "${env.CORS_CREDENTIALS}").`);
+  const origins = list.split(',').map((origin) => origin.trim().replace(/\/$/, ''));
+  if (origins.includes('*')) {
+    if (credentials) throw new Error('CORS_ORIGINS=* cannot be combined with CORS_CREDENTIALS=true.');
+    return { origin: '*', methods: ['GET', 'HEAD', 'PATCH'] };
+  }
+  for (const origin of origins)
+    if (!/^https?:\/\/[^/\s]+$/.test(origin))
+      throw new Error(
+        `CORS_ORIGINS entries must be origins such as https://app.example.com (got "${origin}").`,
+      );
+  return { origin: origins, credentials, methods: ['GET', 'HEAD', 'PATCH'] };
 }

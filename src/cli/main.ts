@@ -3,15 +3,19 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ServiceConfig } from '../resource/policy.js';
+import { bearerContext, bearerOptionsFrom } from '../server/bearer.js';
 import { buildService } from '../server/standalone.js';
 import { connect } from '../sql/connect.js';
-import { connectOptionsFrom } from './env.js';
+import { connectOptionsFrom, corsOptionsFrom } from './env.js';
 
 const usage = `Usage: resource-query-service --config <module> [--port 3000] [--host 127.0.0.1]
 
 Serves the resources and endpoints that <module> exports (default export of defineConfig()).
 The database comes from DATABASE_URL: sqlite:<file>, postgres://…, mysql://… (default sqlite:./demo.db);
-DATABASE_POOL_SIZE sets the largest number of pooled connections (default 10).`;
+DATABASE_POOL_SIZE sets the largest number of pooled connections (default 10).
+AUTH_JWT_SECRET, AUTH_JWT_PUBLIC_KEY (+ AUTH_JWT_ALGORITHM) or AUTH_JWT_JWKS_URL verify bearer tokens,
+whose claims become the request context (AUTH_JWT_ISSUER, AUTH_JWT_AUDIENCE also checked when set).
+CORS_ORIGINS (comma-separated origins, or *) and CORS_CREDENTIALS=true enable CORS.`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -28,14 +32,23 @@ async function main(): Promise<void> {
     return;
   }
   const module = (await import(pathToFileURL(resolve(values.config)).href)) as { default?: ServiceConfig };
-  const config = module.default;
-  if (!config)
+  const exported = module.default;
+  if (!exported)
     throw new Error(`${values.config} has no default export (use export default defineConfig({...})).`);
+  // Bearer tokens from the environment become the context, unless the configuration makes its own.
+  const bearer = bearerOptionsFrom(process.env);
+  const config = bearer && !exported.context ? { ...exported, context: bearerContext(bearer) } : exported;
+  const cors = corsOptionsFrom(process.env);
 
   const url = process.env.DATABASE_URL ?? 'sqlite:./demo.db';
   const connection = connect(url, connectOptionsFrom(process.env));
   await config.setup?.(connection);
-  const app = await buildService({ config, connection, logger: { level: process.env.LOG_LEVEL ?? 'info' } });
+  const app = await buildService({
+    config,
+    connection,
+    logger: { level: process.env.LOG_LEVEL ?? 'info' },
+    ...(cors && { cors }),
+  });
 
   let closing = false;
   const shutdown = (signal: string) => {
