@@ -12,7 +12,7 @@ import {
   utcDay,
   visibleUsers,
 } from './support/oracle.js';
-import { useService } from './support/service.js';
+import { serviceTargets, targetName, useService } from './support/service.js';
 
 /** A query (without `per_page`) and the oracle deciding which visible users it matches. */
 type Case = [query: string, predicate: (user: UserRow) => boolean];
@@ -352,148 +352,149 @@ const nullCases: Case[] = [
   ],
 ];
 
-describe.each(dialects)('filters on %s', (dialect) => {
-  const service = useService(dialect, 'filters');
+for (const target of serviceTargets)
+  describe(`filters on ${targetName(target)}`, () => {
+    const service = useService(target.dialect, 'filters', {}, target.host);
 
-  it("reuses a request shape's statement with other values, each answer as if compiled alone", async () => {
-    // Each group is one shape (same filters, operators, list lengths and value classes); the
-    // service compiles it for the first request and binds the others' values into it.
-    const level = (u: UserRow) => u.settings?.level;
-    const theme = (u: UserRow) => u.settings?.theme;
-    const sequence: Case[] = [
-      ['filter[score][gte]=80', (u) => u.score >= 80],
-      ['filter[score][gte]=95', (u) => u.score >= 95],
-      ['filter[score][gte]=0', (u) => u.score >= 0],
-      ['filter[settings.theme][in]=dark,light', (u) => theme(u) === 'dark' || theme(u) === 'light'],
-      ['filter[settings.theme][in]=system,Dark', (u) => theme(u) === 'system' || theme(u) === 'Dark'],
-      // Text that reads as a number keeps the JSON type test: another shape, not a reuse.
-      ['filter[settings.level][in]=3,high', (u) => level(u) === 'high'],
-      ['filter[settings.level][in]=10,7', (u) => level(u) === 10 || level(u) === 7],
-      ['filter[settings.level][in]=1.5,3', (u) => level(u) === 1.5 || level(u) === 3],
-      [
-        'filter[name][contains]=ann&filter[status]=active',
-        (u) => has(u.name, 'ann') && u.status === 'active',
-      ],
-      ['filter[name][contains]=o&filter[status]=banned', (u) => has(u.name, 'o') && u.status === 'banned'],
-    ];
-    for (const [query, predicate] of sequence) await expectUsers(service, query, predicate);
-  });
-
-  it('lists every visible user, newest id first, without filters', async () => {
-    const res = await service.get('/api/users?per_page=100');
-    expect(res.status).toBe(200);
-    expect(ids(res)).toEqual(visibleUsers.map((u) => u.id).sort(byIdDesc));
-    expect(ids(res)).not.toContain(7);
-  });
-
-  describe('string columns', () => {
-    it.each(stringCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
-  });
-  describe('integer columns', () => {
-    it.each(integerCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
-  });
-  describe('decimal columns', () => {
-    it.each(decimalCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
-  });
-  describe('boolean columns', () => {
-    it.each(booleanCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
-  });
-  describe('date columns', () => {
-    it.each(dateCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
-  });
-  describe('datetime columns (UTC)', () => {
-    it.each(datetimeCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
-
-    it('date_eq covers the whole UTC day and nothing of the next one', async () => {
-      const res = await service.get('/api/users?filter[created_at][date_eq]=2024-01-15');
-      expect(ids(res)).toEqual([2, 1]);
-      expect(ids(res)).not.toContain(8);
+    it("reuses a request shape's statement with other values, each answer as if compiled alone", async () => {
+      // Each group is one shape (same filters, operators, list lengths and value classes); the
+      // service compiles it for the first request and binds the others' values into it.
+      const level = (u: UserRow) => u.settings?.level;
+      const theme = (u: UserRow) => u.settings?.theme;
+      const sequence: Case[] = [
+        ['filter[score][gte]=80', (u) => u.score >= 80],
+        ['filter[score][gte]=95', (u) => u.score >= 95],
+        ['filter[score][gte]=0', (u) => u.score >= 0],
+        ['filter[settings.theme][in]=dark,light', (u) => theme(u) === 'dark' || theme(u) === 'light'],
+        ['filter[settings.theme][in]=system,Dark', (u) => theme(u) === 'system' || theme(u) === 'Dark'],
+        // Text that reads as a number keeps the JSON type test: another shape, not a reuse.
+        ['filter[settings.level][in]=3,high', (u) => level(u) === 'high'],
+        ['filter[settings.level][in]=10,7', (u) => level(u) === 10 || level(u) === 7],
+        ['filter[settings.level][in]=1.5,3', (u) => level(u) === 1.5 || level(u) === 3],
+        [
+          'filter[name][contains]=ann&filter[status]=active',
+          (u) => has(u.name, 'ann') && u.status === 'active',
+        ],
+        ['filter[name][contains]=o&filter[status]=banned', (u) => has(u.name, 'o') && u.status === 'banned'],
+      ];
+      for (const [query, predicate] of sequence) await expectUsers(service, query, predicate);
     });
 
-    it('year=2023 keeps the last millisecond of 2023 only', async () => {
-      const res = await service.get('/api/users?filter[created_at][year]=2023');
-      expect(ids(res)).toEqual([4]);
-    });
-  });
-
-  describe('the three list forms give identical results', () => {
-    it.each(listCases)('%s %s %j', async (name, op, values, predicate) => {
-      const expected = expectedUsers(predicate);
-      for (const query of listForms(name, op, values)) {
-        const res = await service.get(`/api/users?per_page=100&${query}`);
-        expect(res.status, `${query}: ${JSON.stringify(res.body)}`).toBe(200);
-        expect(ids(res), query).toEqual(expected);
-      }
-    });
-
-    it('indexed items are read by index, not by position in the query string', async () => {
-      const res = await service.get(
-        '/api/users?per_page=100&filter[score][between][1]=90&filter[score][between][0]=40',
-      );
+    it('lists every visible user, newest id first, without filters', async () => {
+      const res = await service.get('/api/users?per_page=100');
       expect(res.status).toBe(200);
-      expect(ids(res)).toEqual(expectedUsers((u) => u.score >= 40 && u.score <= 90));
+      expect(ids(res)).toEqual(visibleUsers.map((u) => u.id).sort(byIdDesc));
+      expect(ids(res)).not.toContain(7);
     });
 
-    it('a bracket form keeps a comma inside a value', async () => {
-      const res = await service.get(
-        '/api/users?per_page=100&filter[name][in][]=Anna%20Smith&filter[name][in][]=a,b',
-      );
-      expect(res.status).toBe(200);
-      expect(ids(res)).toEqual(expectedUsers((u) => u.name === 'Anna Smith' || u.name === 'a,b'));
+    describe('string columns', () => {
+      it.each(stringCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
+    });
+    describe('integer columns', () => {
+      it.each(integerCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
+    });
+    describe('decimal columns', () => {
+      it.each(decimalCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
+    });
+    describe('boolean columns', () => {
+      it.each(booleanCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
+    });
+    describe('date columns', () => {
+      it.each(dateCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
+    });
+    describe('datetime columns (UTC)', () => {
+      it.each(datetimeCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
+
+      it('date_eq covers the whole UTC day and nothing of the next one', async () => {
+        const res = await service.get('/api/users?filter[created_at][date_eq]=2024-01-15');
+        expect(ids(res)).toEqual([2, 1]);
+        expect(ids(res)).not.toContain(8);
+      });
+
+      it('year=2023 keeps the last millisecond of 2023 only', async () => {
+        const res = await service.get('/api/users?filter[created_at][year]=2023');
+        expect(ids(res)).toEqual([4]);
+      });
+    });
+
+    describe('the three list forms give identical results', () => {
+      it.each(listCases)('%s %s %j', async (name, op, values, predicate) => {
+        const expected = expectedUsers(predicate);
+        for (const query of listForms(name, op, values)) {
+          const res = await service.get(`/api/users?per_page=100&${query}`);
+          expect(res.status, `${query}: ${JSON.stringify(res.body)}`).toBe(200);
+          expect(ids(res), query).toEqual(expected);
+        }
+      });
+
+      it('indexed items are read by index, not by position in the query string', async () => {
+        const res = await service.get(
+          '/api/users?per_page=100&filter[score][between][1]=90&filter[score][between][0]=40',
+        );
+        expect(res.status).toBe(200);
+        expect(ids(res)).toEqual(expectedUsers((u) => u.score >= 40 && u.score <= 90));
+      });
+
+      it('a bracket form keeps a comma inside a value', async () => {
+        const res = await service.get(
+          '/api/users?per_page=100&filter[name][in][]=Anna%20Smith&filter[name][in][]=a,b',
+        );
+        expect(res.status).toBe(200);
+        expect(ids(res)).toEqual(expectedUsers((u) => u.name === 'Anna Smith' || u.name === 'a,b'));
+      });
+    });
+
+    describe('empty values are discarded', () => {
+      it.each(emptyCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
+    });
+
+    describe('several operators and several filters AND together', () => {
+      it.each(andCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
+    });
+
+    describe('textual operators ignore ASCII case and treat %, _ and ! literally', () => {
+      it.each(caseAndWildcardCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
+
+      it('contains=100% matches only "Bob 100% Real"', async () => {
+        const res = await service.get('/api/users?filter[name][contains]=100%25');
+        expect(ids(res)).toEqual([4]);
+      });
+
+      it('contains=_ matches only "Carl_Underscore"', async () => {
+        const res = await service.get('/api/users?filter[name][contains]=_');
+        expect(ids(res)).toEqual([5]);
+      });
+
+      it('differently cased values give the same rows', async () => {
+        const variants = ['ann', 'ANN', 'aNn'];
+        const results = await Promise.all(
+          variants.map((v) => service.get(`/api/users?filter[name][contains]=${v}`)),
+        );
+        const expected = expectedUsers((u) => has(u.name, 'ann'));
+        expect(expected.length).toBeGreaterThan(1);
+        for (const res of results) expect(ids(res)).toEqual(expected);
+      });
+    });
+
+    describe('NULL semantics', () => {
+      it.each(nullCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
+
+      it('neq and not_in leave out rows whose column is NULL', async () => {
+        const res = await service.get('/api/users?per_page=100&filter[department_id][neq]=1');
+        const nullDepartment = users.filter((u) => u.department_id === null).map((u) => u.id);
+        expect(nullDepartment.length).toBeGreaterThan(0);
+        for (const id of nullDepartment) expect(ids(res)).not.toContain(id);
+      });
+
+      it('a NULL website is neither empty nor not empty', async () => {
+        const empty = await service.get('/api/users?filter[profile.website][is_empty]=1');
+        const notEmpty = await service.get('/api/users?filter[profile.website][is_not_empty]=1');
+        expect(ids(empty)).toEqual([2]);
+        expect(ids(notEmpty)).toEqual([5, 1]);
+        expect([...ids(empty), ...ids(notEmpty)]).not.toContain(3);
+      });
     });
   });
-
-  describe('empty values are discarded', () => {
-    it.each(emptyCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
-  });
-
-  describe('several operators and several filters AND together', () => {
-    it.each(andCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
-  });
-
-  describe('textual operators ignore ASCII case and treat %, _ and ! literally', () => {
-    it.each(caseAndWildcardCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
-
-    it('contains=100% matches only "Bob 100% Real"', async () => {
-      const res = await service.get('/api/users?filter[name][contains]=100%25');
-      expect(ids(res)).toEqual([4]);
-    });
-
-    it('contains=_ matches only "Carl_Underscore"', async () => {
-      const res = await service.get('/api/users?filter[name][contains]=_');
-      expect(ids(res)).toEqual([5]);
-    });
-
-    it('differently cased values give the same rows', async () => {
-      const variants = ['ann', 'ANN', 'aNn'];
-      const results = await Promise.all(
-        variants.map((v) => service.get(`/api/users?filter[name][contains]=${v}`)),
-      );
-      const expected = expectedUsers((u) => has(u.name, 'ann'));
-      expect(expected.length).toBeGreaterThan(1);
-      for (const res of results) expect(ids(res)).toEqual(expected);
-    });
-  });
-
-  describe('NULL semantics', () => {
-    it.each(nullCases)('%s', (query, predicate) => expectUsers(service, query, predicate));
-
-    it('neq and not_in leave out rows whose column is NULL', async () => {
-      const res = await service.get('/api/users?per_page=100&filter[department_id][neq]=1');
-      const nullDepartment = users.filter((u) => u.department_id === null).map((u) => u.id);
-      expect(nullDepartment.length).toBeGreaterThan(0);
-      for (const id of nullDepartment) expect(ids(res)).not.toContain(id);
-    });
-
-    it('a NULL website is neither empty nor not empty', async () => {
-      const empty = await service.get('/api/users?filter[profile.website][is_empty]=1');
-      const notEmpty = await service.get('/api/users?filter[profile.website][is_not_empty]=1');
-      expect(ids(empty)).toEqual([2]);
-      expect(ids(notEmpty)).toEqual([5, 1]);
-      expect([...ids(empty), ...ids(notEmpty)]).not.toContain(3);
-    });
-  });
-});
 
 /** Read by the endpoint's baseQuery on every call: a condition that changes between requests. */
 let minimumScore = 0;

@@ -13,7 +13,13 @@ import {
   userRoles,
   users,
 } from './support/fixture.js';
-import { type TestService, testEndpoints, useService } from './support/service.js';
+import {
+  serviceTargets,
+  type TestService,
+  targetName,
+  testEndpoints,
+  useService,
+} from './support/service.js';
 import { counter } from './support/statements.js';
 
 type Rec = Record<string, unknown>;
@@ -37,9 +43,10 @@ async function countedGet(svc: TestService, url: string): Promise<{ data: Rec[];
   return { data: res.json().data, statements: count.sql.length };
 }
 
-for (const dialect of dialects) {
-  describe(`includes and counts on ${dialect}`, () => {
-    const svc = useService(dialect, 'loading');
+for (const target of serviceTargets) {
+  const { dialect, host } = target;
+  describe(`includes and counts on ${targetName(target)}`, () => {
+    const svc = useService(dialect, 'loading', {}, host);
 
     it('loads nested, to-many and to-one relations in the documented shapes', async () => {
       const res = await svc.get(
@@ -112,8 +119,8 @@ for (const dialect of dialects) {
     });
   });
 
-  describe(`pagination modes, sort, search and the transformer on ${dialect}`, () => {
-    const svc = useService(dialect, 'modes');
+  describe(`pagination modes, sort, search and the transformer on ${targetName(target)}`, () => {
+    const svc = useService(dialect, 'modes', {}, host);
 
     it('simple pagination runs no count query and detects the next page with one extra row', async () => {
       const count = counter(svc.conn);
@@ -327,9 +334,10 @@ async function insertUsers(
   }
 }
 
-for (const dialect of dialects) {
-  describe(`cursor stability and streaming on ${dialect}`, () => {
-    const svc = useService(dialect, 'stream');
+for (const target of serviceTargets) {
+  const { dialect, host } = target;
+  describe(`cursor stability and streaming on ${targetName(target)}`, () => {
+    const svc = useService(dialect, 'stream', {}, host);
 
     it('returns every record that existed at the start exactly once when rows are inserted mid-walk', async () => {
       for (const sort of ['', 'created_at']) {

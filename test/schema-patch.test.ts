@@ -5,7 +5,7 @@ import { endpoints as demoEndpoints } from '../examples/demo/endpoints.js';
 import type { EndpointPolicy } from '../src/resource/policy.js';
 import { dialects } from './support/databases.js';
 import { users } from './support/fixture.js';
-import { useService } from './support/service.js';
+import { serviceTargets, targetName, useService } from './support/service.js';
 
 type Rec = Record<string, unknown>;
 
@@ -37,9 +37,10 @@ function sample(kind: string, op: string): string {
   return value;
 }
 
-for (const dialect of dialects) {
-  describe(`schema document on ${dialect}`, () => {
-    const svc = useService(dialect, 'schema', { endpoints });
+for (const target of serviceTargets) {
+  const { dialect, host } = target;
+  describe(`schema document on ${targetName(target)}`, () => {
+    const svc = useService(dialect, 'schema', { endpoints }, host);
 
     it('has the shape of spec 2.4', async () => {
       const res = await svc.get('/api/v1/users/schema');
@@ -167,8 +168,8 @@ for (const dialect of dialects) {
     });
   });
 
-  describe(`PATCH on ${dialect}`, () => {
-    const svc = useService(dialect, 'patch', { endpoints });
+  describe(`PATCH on ${targetName(target)}`, () => {
+    const svc = useService(dialect, 'patch', { endpoints }, host);
     const patch = async (id: number | string, body: unknown, contentType = 'application/json') => {
       const res = await svc.inject({
         method: 'PATCH',

@@ -144,7 +144,9 @@ export function useService<Ctx = unknown>(
     context.inject = (options) => started.inject(options);
     context.get = async (url, headers) => {
       const response = await started.inject({ method: 'GET', url, ...(headers && { headers }) });
-      return { status: response.statusCode, body: response.json() };
+      // A path that is not the service's gets the host's own 404 (HTML from Express, text from Hono).
+      const isJson = String(response.headers['content-type'] ?? '').startsWith('application/json');
+      return { status: response.statusCode, body: isJson ? response.json() : response.body };
     };
   });
   afterAll(async () => {
