@@ -2,7 +2,7 @@ import type { Expression, SqlBool } from 'kysely';
 import type { Limits } from '../request/limits.js';
 import type { SchemaDeclaration } from '../schema/types.js';
 import type { Connection } from '../sql/connect.js';
-import type { ConditionArgs, CustomFilterCallback, ResourceDefinition } from './types.js';
+import type { ConditionArgs, ContextCallback, CustomFilterCallback, ResourceDefinition } from './types.js';
 
 export interface CustomFilter<Ctx = unknown> {
   readonly kind: 'custom';
@@ -32,10 +32,10 @@ export type DefaultFilterValue = Scalar | Record<string, Scalar | Scalar[]>;
  */
 export type DefaultFilter<Ctx = unknown> =
   | DefaultFilterValue
-  | ((ctx: Ctx) => DefaultFilterValue | undefined);
+  | ContextCallback<Ctx, DefaultFilterValue | undefined>;
 
 /** May the request's context do this? Called on every request the action concerns. */
-export type AccessRule<Ctx = unknown> = (ctx: Ctx) => boolean | Promise<boolean>;
+export type AccessRule<Ctx = unknown> = ContextCallback<Ctx, boolean | Promise<boolean>>;
 
 /**
  * Who may do what on one endpoint. `list` (GET the list) and `read` (the schema document) are open
@@ -83,9 +83,9 @@ export interface EndpointPolicy<Ctx = unknown> {
    * A condition every query of this endpoint carries (visibility on this endpoint only; a tenant's
    * rows are better scoped on the resource, `ResourceDefinition.scope`, which applies everywhere).
    */
-  baseQuery?: (args: ConditionArgs<Ctx>) => Expression<SqlBool>;
+  baseQuery?: ContextCallback<ConditionArgs<Ctx>, Expression<SqlBool>>;
   /** The resource transformer: formats each record of the response (lists and PATCH). */
-  response?: (record: ResourceRecord, ctx: Ctx) => unknown;
+  response?(record: ResourceRecord, ctx: Ctx): unknown;
   /** Who may list, read the schema of, and update this endpoint's records. */
   access?: AccessRules<Ctx>;
   /**
@@ -112,12 +112,12 @@ export interface ServiceConfig<Ctx = unknown> {
    * A host adapter's own `context` option (which sees the host's request) takes its place. Throw a
    * `RequestError` (e.g. 401 for a bad token) to answer with it.
    */
-  context?: (request: ContextRequest) => Ctx | Promise<Ctx>;
+  context?(request: ContextRequest): Ctx | Promise<Ctx>;
   /**
    * Whether a context carries an identity: a request whose access rule says no is 401 without one,
    * 403 with one. Default: the context is neither `undefined` nor `null`.
    */
-  identified?: (ctx: Ctx) => boolean;
+  identified?: ContextCallback<Ctx, boolean>;
   /** Path prefix of the list endpoints; defaults to `/api`. */
   prefix?: string;
   /**

@@ -50,23 +50,34 @@ export interface ConditionContext<V, Ctx = unknown> extends ConditionArgs<Ctx> {
   value: V;
 }
 
+/**
+ * A callback of the request's context. Declared as a method so that parameters are compared
+ * bivariantly (the device of React's typings): a configuration typed with its own context type fits
+ * where the core and the host adapters take any context, while the callbacks themselves stay typed.
+ */
+export type ContextCallback<Args, Result> = { bivarianceHack(args: Args): Result }['bivarianceHack'];
+
 /** A named scope: `filter[<scope>]=true|1|false|0` calls it with the normalized boolean. */
-export type ScopeCallback<Ctx = unknown> = (ctx: ConditionContext<boolean, Ctx>) => Expression<SqlBool>;
+export type ScopeCallback<Ctx = unknown> = ContextCallback<
+  ConditionContext<boolean, Ctx>,
+  Expression<SqlBool>
+>;
 
 /**
  * The rows of a resource this request may see, wherever the resource is read (list, relation
  * filters, counts, includes, search, writes). `undefined`: no restriction for this context.
  */
-export type RowScope<Ctx = unknown> = (args: ConditionArgs<Ctx>) => Expression<SqlBool> | undefined;
+export type RowScope<Ctx = unknown> = ContextCallback<ConditionArgs<Ctx>, Expression<SqlBool> | undefined>;
 
 /**
  * A custom filter receives the client's value as sent (a string, or an array / object for bracketed
  * forms), and returns a condition. It is responsible for validating the value: throw a
  * `FilterValueError` to answer 422 with its message.
  */
-export type CustomFilterCallback<Ctx = unknown> = (
-  ctx: ConditionContext<CustomFilterValue, Ctx>,
-) => Expression<SqlBool>;
+export type CustomFilterCallback<Ctx = unknown> = ContextCallback<
+  ConditionContext<CustomFilterValue, Ctx>,
+  Expression<SqlBool>
+>;
 
 export type CustomFilterValue = string | CustomFilterValue[] | { [key: string]: CustomFilterValue };
 
