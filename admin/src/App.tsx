@@ -1,7 +1,15 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { fetchIndex, fetchSchema, type ResourceEntry, type SchemaDocument } from '../../src/client/index.js';
 import { emptyListState, type ListState, ListView } from './ListView.js';
 import { RecordView } from './RecordView.js';
+import {
+  clientOptions,
+  type Session,
+  SessionContext,
+  storedToken,
+  TokenControl,
+  unauthorizedMessage,
+} from './session.js';
 import { ErrorBox, errorText, hrefFor, Loading } from './ui.js';
 
 interface AdminConfig {
@@ -22,11 +30,36 @@ function parseHash(hash: string): Route {
 
 export function App() {
   const [route, setRoute] = useState(() => parseHash(window.location.hash));
+  const [apiPrefix, setApiPrefix] = useState<string>();
+  // A new object on every sign-in, even with the same token: what depends on it loads again.
+  const [auth, setAuth] = useState(() => ({ token: storedToken() }));
+  const [tokenProblem, setTokenProblem] = useState<string>();
   const [index, setIndex] = useState<ResourceEntry[]>();
   const [indexError, setIndexError] = useState<string>();
   const [schemas, setSchemas] = useState<Record<string, SchemaDocument | { error: string }>>({});
   // The list state of each resource survives visits to its records.
   const [lists, setLists] = useState<Record<string, ListState>>({});
+
+  const session = useMemo<Session>(
+    () => ({
+      options: clientOptions(auth.token),
+      report: (error) => {
+        const message = unauthorizedMessage(error);
+        if (message) setTokenProblem(message);
+      },
+    }),
+    [auth],
+  );
+  const { options, report } = session;
+
+  const changeToken = (token: string | undefined) => {
+    // The index and the schema documents depend on who asks (a read-only form has no inputs).
+    setAuth({ token });
+    setTokenProblem(undefined);
+    setIndex(undefined);
+    setIndexError(undefined);
+    setSchemas({});
+  };
 
   useEffect(() => {
     const onHash = () => setRoute(parseHash(window.location.hash));
@@ -39,20 +72,41 @@ export function App() {
     fetch('./config.json')
       .then((response): Promise<AdminConfig> | AdminConfig => (response.ok ? response.json() : {}))
       .catch((): AdminConfig => ({}))
-      .then((config) => fetchIndex({ prefix: config.apiPrefix ?? '/api' }))
-      .then(setIndex, (error: unknown) => setIndexError(errorText(error)));
+      .then((config) => setApiPrefix(config.apiPrefix ?? '/api'));
   }, []);
+
+  useEffect(() => {
+    if (apiPrefix === undefined) return;
+    // Aborted when the token changes, so an answer for the previous token never lands.
+    const controller = new AbortController();
+    fetchIndex({ prefix: apiPrefix, ...options, signal: controller.signal }).then(
+      setIndex,
+      (error: unknown) => {
+        if (controller.signal.aborted) return;
+        report(error);
+        setIndexError(unauthorizedMessage(error) ?? errorText(error));
+      },
+    );
+    return () => controller.abort();
+  }, [apiPrefix, options, report]);
 
   const entry = index?.find((candidate) => candidate.path === route.path);
   const schema = entry ? schemas[entry.path] : undefined;
 
   useEffect(() => {
     if (!entry || schemas[entry.path]) return;
-    fetchSchema(entry).then(
+    const controller = new AbortController();
+    fetchSchema(entry, { ...options, signal: controller.signal }).then(
       (document) => setSchemas((all) => ({ ...all, [entry.path]: document })),
-      (error: unknown) => setSchemas((all) => ({ ...all, [entry.path]: { error: errorText(error) } })),
+      (error: unknown) => {
+        if (controller.signal.aborted) return;
+        report(error);
+        const message = unauthorizedMessage(error) ?? errorText(error);
+        setSchemas((all) => ({ ...all, [entry.path]: { error: message } }));
+      },
     );
-  }, [entry, schemas]);
+    return () => controller.abort();
+  }, [entry, schemas, options, report]);
 
   useEffect(() => {
     document.title = entry ? `${entry.title} · Admin` : 'Admin';
@@ -87,23 +141,26 @@ export function App() {
     );
 
   return (
-    <div className="app">
-      <header className="topbar">
-        <h1>Admin</h1>
-        <nav aria-label="Resources" data-testid="resource-picker">
-          {index?.map((candidate) => (
-            <a
-              key={candidate.path}
-              href={hrefFor(candidate.path)}
-              aria-current={candidate.path === route.path ? 'page' : undefined}
-              className="nav-link"
-            >
-              {candidate.title}
-            </a>
-          ))}
-        </nav>
-      </header>
-      <main>{main}</main>
-    </div>
+    <SessionContext.Provider value={session}>
+      <div className="app">
+        <header className="topbar">
+          <h1>Admin</h1>
+          <nav aria-label="Resources" data-testid="resource-picker">
+            {index?.map((candidate) => (
+              <a
+                key={candidate.path}
+                href={hrefFor(candidate.path)}
+                aria-current={candidate.path === route.path ? 'page' : undefined}
+                className="nav-link"
+              >
+                {candidate.title}
+              </a>
+            ))}
+          </nav>
+          <TokenControl token={auth.token} onToken={changeToken} problem={tokenProblem} />
+        </header>
+        <main>{main}</main>
+      </div>
+    </SessionContext.Provider>
   );
 }

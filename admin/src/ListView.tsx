@@ -14,6 +14,7 @@ import {
 import { FilterPanel } from './FilterPanel.js';
 import { type Condition, toLeaf } from './filters.js';
 import { Cell } from './format.js';
+import { unauthorizedMessage, useSession } from './session.js';
 import { ErrorBox, errorText, hrefFor, Loading, shownRecords } from './ui.js';
 
 export interface ListState {
@@ -85,22 +86,25 @@ export function ListView({
   const [loaded, setLoaded] = useState<Loaded>();
   const [searchText, setSearchText] = useState(state.search);
   const [showFilters, setShowFilters] = useState(state.conditions.length > 0);
+  const { options, report } = useSession();
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the URL says everything the request depends on
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the URL and the token (options) say everything the request depends on
   useEffect(() => {
     const controller = new AbortController();
-    fetchList(entry.list, query, { signal: controller.signal }).then(
+    fetchList(entry.list, query, { ...options, signal: controller.signal }).then(
       (response) => {
         for (const row of Array.isArray(response) ? response : response.data)
           if (row.id !== undefined) shownRecords.set(`${entry.path}/${String(row.id)}`, row);
         setLoaded({ url, response });
       },
       (error: unknown) => {
-        if (!controller.signal.aborted) setLoaded({ url, error: errorText(error) });
+        if (controller.signal.aborted) return;
+        report(error);
+        setLoaded({ url, error: unauthorizedMessage(error) ?? errorText(error) });
       },
     );
     return () => controller.abort();
-  }, [url]);
+  }, [url, options]);
 
   const update = (changes: Partial<ListState>) => onState({ ...state, page: 1, ...changes });
   const searchable = table.columns.some((column) => column.searchable);

@@ -10,6 +10,7 @@ import {
   type SchemaDocument,
 } from '../../src/client/index.js';
 import { Cell, colorMapFor } from './format.js';
+import { unauthorizedMessage, useSession } from './session.js';
 import { ErrorBox, errorText, hrefFor, Loading, shownRecords } from './ui.js';
 
 type Input = SchemaDocument['form']['inputs'][number];
@@ -43,6 +44,7 @@ export function RecordView({
   edit: boolean;
 }) {
   const [loaded, setLoaded] = useState<Loaded>();
+  const { options, report } = useSession();
 
   useEffect(() => {
     if (!schema.table.filters.some((filter) => filter.name === 'id')) {
@@ -59,18 +61,20 @@ export function RecordView({
     fetchList(
       entry.list,
       { filter: recordFilter(schema, id), per_page: 1 },
-      { signal: controller.signal },
+      { ...options, signal: controller.signal },
     ).then(
       (response) => {
         const record = (Array.isArray(response) ? response : response.data)[0];
         setLoaded(record ? { record } : { missing: true });
       },
       (error: unknown) => {
-        if (!controller.signal.aborted) setLoaded({ error: errorText(error) });
+        if (controller.signal.aborted) return;
+        report(error);
+        setLoaded({ error: unauthorizedMessage(error) ?? errorText(error) });
       },
     );
     return () => controller.abort();
-  }, [entry, schema, id]);
+  }, [entry, schema, id, options, report]);
 
   const back = (
     <a href={hrefFor(entry.path)} className="back">
@@ -92,10 +96,18 @@ export function RecordView({
         <ErrorBox message={`No record with id ${id}.`} />
       </>
     );
+  // A context that may not update gets no inputs: even at an /edit address (a bookmark, a token
+  // signed out) there is only the record to show.
+  const editable = !schema.form.readOnly && schema.form.inputs.length > 0;
   return (
     <>
       {back}
-      {edit ? (
+      {schema.form.readOnly && (
+        <p className="note" role="note" data-testid="read-only">
+          Read-only: sign in with a token that may edit.
+        </p>
+      )}
+      {edit && editable ? (
         <EditForm
           schema={schema}
           record={loaded.record}
@@ -184,6 +196,7 @@ function EditForm({
   const [status, setStatus] = useState<
     { kind: 'saving' } | { kind: 'saved' } | { kind: 'error'; message: string }
   >();
+  const { options, report } = useSession();
 
   // visibleWhen reads the record as edited: the same rule the server applies to the PATCH.
   const values = { ...record, ...initial, ...edits };
@@ -204,7 +217,7 @@ function EditForm({
   const submit = async () => {
     setStatus({ kind: 'saving' });
     try {
-      const result = await patchRecord(form.endpoint, id, changes);
+      const result = await patchRecord(form.endpoint, id, changes, options);
       if (result.ok) {
         setErrors({});
         setEdits({});
@@ -215,7 +228,8 @@ function EditForm({
         setStatus({ kind: 'error', message: result.message });
       }
     } catch (error) {
-      setStatus({ kind: 'error', message: errorText(error) });
+      report(error);
+      setStatus({ kind: 'error', message: unauthorizedMessage(error) ?? errorText(error) });
     }
   };
 

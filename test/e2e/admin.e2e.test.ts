@@ -1,6 +1,7 @@
 /**
  * The admin UI in a real browser: Debian's Chromium (`apt-get install chromium`, never a download),
- * driven by playwright-core, against the demo served in-process on a temporary SQLite file.
+ * driven by playwright-core, against the demo served in-process on a temporary SQLite file, with the
+ * demo's own bearer-token context and access rules (only an editor's token may PATCH).
  * `npm test` builds admin/dist first; this file builds nothing. Screenshots go to test-artifacts/e2e/
  * (and, with ADMIN_DOCS_SCREENSHOTS=1, to docs/admin-table.png and docs/admin-form.png).
  */
@@ -11,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpoints } from '../../examples/demo/endpoints.js';
-import { resources } from '../../examples/demo/resources.js';
+import { demoTokens } from '../../examples/demo/auth.js';
+import demo from '../../examples/demo/config.js';
 import { createSchema } from '../../examples/demo/schema.js';
 import { seedDemo } from '../../examples/demo/seed.js';
 import { buildService } from '../../src/server/standalone.js';
@@ -40,8 +41,8 @@ describe('admin UI (Chromium)', () => {
   let page: Page;
   const problems: string[] = [];
   let shot = 0;
-  /** The one 422 the test provokes on purpose: Chromium logs every 4xx answer as a console error. */
-  let expected422 = 0;
+  /** The 4xx answers the test provokes on purpose, by status: Chromium logs every one as a console error. */
+  const expected: Record<number, number> = { 401: 0, 422: 0 };
 
   const api = async <T>(url: string): Promise<T> => {
     const response = await app.inject({ method: 'GET', url });
@@ -62,6 +63,16 @@ describe('admin UI (Chromium)', () => {
     await expect.poll(lastRequest).toContain(part);
     await page.locator('table[aria-busy="false"]').waitFor();
   };
+  /** Signs in through the top bar's control; resolves with the schema request the new token makes. */
+  const signIn = async (token: string) => {
+    const schemaRequest = page.waitForRequest((request) => /\/api\/v1\/users\/schema$/.test(request.url()));
+    await page.getByLabel('Access token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    return schemaRequest;
+  };
+  const readOnlyNote = () => page.getByRole('note');
+  // A string, run in the page: this project's Node types have no DOM.
+  const storedToken = () => page.evaluate<string | null>("localStorage.getItem('rqs.token')");
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM))
@@ -75,7 +86,9 @@ describe('admin UI (Chromium)', () => {
     connection = connect(`sqlite:${join(temp, 'demo.db')}`);
     await createSchema(connection);
     await seedDemo(connection);
-    app = await buildService({ config: { resources, endpoints, adminDir }, connection });
+    // The demo's configuration as `npm start` serves it (its context hook and access rules); its
+    // setup hook is not run: the database above is already seeded.
+    app = await buildService({ config: { ...demo, adminDir }, connection });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     if (!address || typeof address === 'string') throw new Error('no port');
@@ -99,8 +112,9 @@ describe('admin UI (Chromium)', () => {
     page.setDefaultTimeout(10_000);
     page.on('console', (message) => {
       if (message.type() !== 'error') return;
-      if (expected422 > 0 && /status of 422/.test(message.text())) {
-        expected422 -= 1;
+      const status = Number(/status of (\d{3})/.exec(message.text())?.[1]);
+      if ((expected[status] ?? 0) > 0) {
+        expected[status] = (expected[status] ?? 0) - 1;
         return;
       }
       problems.push(`console: ${message.text()} (${message.location().url})`);
@@ -116,8 +130,9 @@ describe('admin UI (Chromium)', () => {
   });
 
   it('lists, sorts, filters, pages, shows and edits users, built from the schema alone', async () => {
-    // 1. The index, then the users' table.
+    // 1. The index, then the users' table, anonymously: lists are open, editing is not.
     await page.goto(`${base}/admin/`);
+    expect(await page.getByTestId('token-state').textContent()).toBe('Anonymous');
     await page.getByRole('navigation', { name: 'Resources' }).getByRole('link', { name: 'Users' }).click();
     const all = await api<Page1<User>>('/api/users');
     await expect
@@ -144,6 +159,9 @@ describe('admin UI (Chromium)', () => {
       .toContain(
         { active: 'badge-green', inactive: 'badge-gray', banned: 'badge-red' }[firstStatus] ?? 'badge-gray',
       );
+    // An anonymous schema is read-only: no row offers an edit.
+    expect(await page.getByTestId('record-row').first().getByRole('link', { name: 'View' }).count()).toBe(1);
+    expect(await page.getByTestId('records').getByRole('link', { name: 'Edit' }).count()).toBe(0);
     if (docsShots) await page.screenshot({ path: resolve(root, 'docs/admin-table.png') });
     await screenshot('users');
 
@@ -206,6 +224,50 @@ describe('admin UI (Chromium)', () => {
     await expect.poll(() => page.getByTestId('detail-email').textContent()).toBe(user.email);
     expect(await page.getByTestId('detail-name').textContent()).toBe(user.name);
     expect(page.url()).toBe(`${base}/admin/#/users/${user.id}`);
+    const readOnly = 'Read-only: sign in with a token that may edit.';
+    expect(await readOnlyNote().textContent()).toBe(readOnly);
+    expect(await page.getByTestId('detail').getByRole('link', { name: 'Edit' }).count()).toBe(0);
+    await screenshot('detail-read-only');
+
+    // 5b. The edit address itself offers no form without a token: the record and the note.
+    await page.goto(`${base}/admin/#/users/${user.id}/edit`);
+    await expect.poll(() => page.getByTestId('detail-email').textContent()).toBe(user.email);
+    expect(await readOnlyNote().textContent()).toBe(readOnly);
+    expect(await page.getByTestId('edit-form').count()).toBe(0);
+
+    // 5c. A token the server refuses: its 401 message, next to the control and instead of the page.
+    expected[401] = 1;
+    await page.getByLabel('Access token').fill('not.a-valid.token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect
+      .poll(() => page.getByTestId('token-error').textContent())
+      .toBe('The bearer token is not valid.');
+    expect(await page.getByTestId('error').textContent()).toBe(
+      'Could not load the resources: The bearer token is not valid.',
+    );
+    expect(await page.getByLabel('Access token').getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => expected[401]).toBe(0);
+    await screenshot('invalid-token');
+
+    // 5d. The viewer's token: sent with every request, and still read-only.
+    const viewerSchema = await signIn(demoTokens.viewer);
+    expect(viewerSchema.headers().authorization).toBe(`Bearer ${demoTokens.viewer}`);
+    await expect.poll(() => page.getByTestId('detail-email').textContent()).toBe(user.email);
+    expect(await page.getByTestId('token-error').count()).toBe(0);
+    expect(await page.getByTestId('token-state').textContent()).toBe('Token set');
+    expect(await readOnlyNote().textContent()).toBe(readOnly);
+    expect(await page.getByTestId('edit-form').count()).toBe(0);
+    expect(await storedToken()).toBe(demoTokens.viewer);
+    await screenshot('viewer-read-only');
+
+    // 5e. The editor's token: the schema reloads with its inputs, and the same address is the form.
+    const editorSchema = await signIn(demoTokens.editor);
+    expect(editorSchema.headers().authorization).toBe(`Bearer ${demoTokens.editor}`);
+    await page.getByTestId('edit-form').waitFor();
+    expect(await readOnlyNote().count()).toBe(0);
+    expect(await storedToken()).toBe(demoTokens.editor);
+    await page.getByRole('link', { name: 'Done' }).click();
+    await expect.poll(() => page.getByTestId('detail-email').textContent()).toBe(user.email);
     await screenshot('detail');
 
     // 6. The form: visibleWhen follows the edited status, live.
@@ -227,10 +289,11 @@ describe('admin UI (Chromium)', () => {
     // 7. An invalid email: the 422 message next to the email input.
     const email = page.getByLabel('Email');
     await email.fill('not-an-email');
-    expected422 = 1;
+    expected[422] = 1;
     const patched = page.waitForRequest((request) => request.method() === 'PATCH');
     await page.getByRole('button', { name: 'Save' }).click();
     expect((await patched).postDataJSON()).toEqual({ email: 'not-an-email' }); // only the changed field
+    expect((await patched).headers().authorization).toBe(`Bearer ${demoTokens.editor}`);
     const emailError = page.getByTestId('field-email').getByTestId('error-email');
     await expect.poll(() => emailError.textContent()).toBe('The email field must be a valid email address.');
     expect(await email.getAttribute('aria-invalid')).toBe('true');
@@ -253,9 +316,19 @@ describe('admin UI (Chromium)', () => {
     expect(await page.getByLabel('Score').inputValue()).toBe('77');
     const stored = await api<Page1<User>>(`/api/users?filter[id]=${user.id}`);
     expect(stored.data[0]).toMatchObject({ email: newEmail, score: 77 });
+    // The form after a reload is the token's too: it was kept in localStorage.
+    expect(await page.getByTestId('token-state').textContent()).toBe('Token set');
     await screenshot('reloaded');
 
-    expect(expected422).toBe(0);
+    // 9. Signed out: the same address is read-only again (and the next test starts anonymous).
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => readOnlyNote().textContent()).toBe(readOnly);
+    expect(await page.getByTestId('edit-form').count()).toBe(0);
+    expect(await page.getByTestId('detail-email').textContent()).toBe(newEmail);
+    expect(await storedToken()).toBeNull();
+    expect(await page.getByTestId('token-state').textContent()).toBe('Anonymous');
+
+    expect(expected).toEqual({ 401: 0, 422: 0 });
     expect(problems).toEqual([]);
   }, 60_000);
 
