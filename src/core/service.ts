@@ -147,15 +147,27 @@ export async function createService<Ctx = unknown>(
       const pathname = index === -1 ? request.url : request.url.slice(0, index);
       const run = match(request.method, pathname);
       if (!run) return undefined;
-      try {
-        const ctx = await contextOf(request);
-        return await run(request, ctx, index === -1 ? '' : request.url.slice(index + 1));
-      } catch (error) {
-        return answerError(error, connection, request.log);
-      }
+      const response = await (async () => {
+        try {
+          const ctx = await contextOf(request);
+          return await run(request, ctx, index === -1 ? '' : request.url.slice(index + 1));
+        } catch (error) {
+          return answerError(error, connection, request.log);
+        }
+      })();
+      // An answer that depends on who asks must not be served to someone else by a shared cache.
+      return request.context || config.context
+        ? { ...response, headers: { ...response.headers, ...personal } }
+        : response;
     },
   };
 }
+
+/**
+ * Headers of every answer when a context is in use: the context usually comes from the Authorization
+ * header or a cookie, and rows, totals and the schema's form differ by it.
+ */
+const personal = { vary: 'Authorization, Cookie', 'cache-control': 'private' } as const;
 
 /** A path segment as the client meant it; one that does not decode is an id no record has. */
 function decodeSegment(segment: string, resource: string): string {

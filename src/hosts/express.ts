@@ -38,7 +38,10 @@ export async function createExpressMiddleware<Ctx = unknown>(
       })
       .then(async (response?: ServiceResponse) => {
         if (!response) return next();
-        res.status(response.status).set(response.headers);
+        const { vary, ...headers } = response.headers;
+        res.status(response.status).set(headers);
+        // Merged with what the application's middleware (cors) put in Vary.
+        if (vary) res.vary(vary);
         if (typeof response.body === 'string') res.end(response.body);
         else await pipeline(Readable.from(response.body), res);
       })

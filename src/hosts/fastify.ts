@@ -18,7 +18,13 @@ export interface FastifyPluginOptions<Ctx = unknown> extends CreateServiceOption
 
 /** Writes the core's response through Fastify (its hooks, its logger and its error handler apply). */
 export function sendResponse(reply: FastifyReply, response: ServiceResponse): FastifyReply {
-  reply.status(response.status).headers(response.headers);
+  const { vary, ...headers } = response.headers;
+  reply.status(response.status).headers(headers);
+  // Merged, not replaced: CORS has already added `Origin` to Vary.
+  if (vary) {
+    const before = reply.getHeader('vary');
+    reply.header('vary', before ? `${String(before)}, ${vary}` : vary);
+  }
   return reply.send(typeof response.body === 'string' ? response.body : Readable.from(response.body));
 }
 
