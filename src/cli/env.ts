@@ -23,11 +23,12 @@ export function connectOptionsFrom(env: NodeJS.ProcessEnv): ConnectOptions {
  * reject it, and echoing any origin with credentials would let every site read a user's data.
  */
 export function corsOptionsFrom(env: NodeJS.ProcessEnv): FastifyCorsOptions | undefined {
+  // Checked even without CORS_ORIGINS: a value that is set but unusable stops the start-up.
+  if (env.CORS_CREDENTIALS !== undefined && !['true', 'false', ''].includes(env.CORS_CREDENTIALS))
+    throw new Error(`CORS_CREDENTIALS must be true or false (got "${env.CORS_CREDENTIALS}").`);
   const list = env.CORS_ORIGINS?.trim();
   if (!list) return undefined;
   const credentials = env.CORS_CREDENTIALS === 'true';
-  if (env.CORS_CREDENTIALS !== undefined && !['true', 'false', ''].includes(env.CORS_CREDENTIALS))
-    throw new Error(`CORS_CREDENTIALS must be true or false (got "${env.CORS_CREDENTIALS}").`);
   const origins = list.split(',').map((origin) => origin.trim().replace(/\/$/, ''));
   if (origins.includes('*')) {
     if (credentials) throw new Error('CORS_ORIGINS=* cannot be combined with CORS_CREDENTIALS=true.');

@@ -38,7 +38,9 @@ export const resourceQueryPlugin: FastifyPluginAsync<FastifyPluginOptions> = asy
   const mounted = instance.prefix;
   const config = mounted ? { ...options.config, prefix: mounted } : options.config;
   const service: ResourceService = await createService({ config, connection: options.connection });
-  if (options.cors) await instance.register(fastifyCors, options.cors);
+  // The service's methods unless the options say otherwise (@fastify/cors's default leaves out PATCH).
+  if (options.cors)
+    await instance.register(fastifyCors, { methods: ['GET', 'HEAD', 'PATCH'], ...options.cors });
   // The core reads bodies itself (as JSON, with each route's limit, the same on every host).
   instance.removeAllContentTypeParsers();
   instance.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));

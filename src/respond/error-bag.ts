@@ -41,8 +41,10 @@ export class RequestError extends Error {
     readonly envelope: ErrorEnvelope,
     /** Response headers that go with it (`Retry-After` on a 503). */
     readonly headers: Readonly<Record<string, string>> = {},
+    /** What went wrong underneath (for the log only, never for the client). */
+    cause?: unknown,
   ) {
-    super(envelope.message);
+    super(envelope.message, cause === undefined ? undefined : { cause });
   }
 
   static single(status: number, key: string, message: string): RequestError {

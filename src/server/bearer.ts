@@ -1,7 +1,9 @@
+import { createPublicKey } from 'node:crypto';
 import { createRemoteJWKSet, importSPKI, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { ContextRequest } from '../resource/policy.js';
 import { ConfigurationError } from '../resource/registry.js';
 import { RequestError } from '../respond/error-bag.js';
+import { RETRY_AFTER_SECONDS } from '../respond/refusal.js';
 
 /** How bearer tokens are verified: one of `secret`, `publicKey` or `jwksUrl`. */
 export interface BearerOptions {
@@ -33,6 +35,31 @@ export function bearerOptionsFrom(env: NodeJS.ProcessEnv): BearerOptions | undef
   return options.secret || options.publicKey || options.jwksUrl ? options : undefined;
 }
 
+/**
+ * What jose reports about the token itself (malformed, signature, algorithm, claims, no key for its
+ * `kid`); anything else while verifying against a JWKS URL is the key set that could not be fetched.
+ */
+const tokenErrors = new Set([
+  'ERR_JWT_CLAIM_VALIDATION_FAILED',
+  'ERR_JWT_EXPIRED',
+  'ERR_JWT_INVALID',
+  'ERR_JWS_INVALID',
+  'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+  'ERR_JOSE_ALG_NOT_ALLOWED',
+  'ERR_JOSE_NOT_SUPPORTED',
+  'ERR_JWKS_NO_MATCHING_KEY',
+  'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
+]);
+
+/** The key type (and curve) each public-key algorithm needs, checked when the key is read. */
+function keyFits(algorithm: string, type: string | undefined, curve: string | undefined): boolean {
+  if (algorithm.startsWith('RS')) return type === 'rsa';
+  if (algorithm.startsWith('PS')) return type === 'rsa' || type === 'rsa-pss';
+  if (algorithm === 'EdDSA') return type === 'ed25519' || type === 'ed448';
+  const curves: Record<string, string> = { ES256: 'prime256v1', ES384: 'secp384r1', ES512: 'secp521r1' };
+  return type === 'ec' && curve === curves[algorithm];
+}
+
 function invalid(message: string): RequestError {
   return new RequestError(
     401,
@@ -62,12 +89,36 @@ export function bearerContext(
     if (!asymmetric.includes(algorithm))
       throw new ConfigurationError(`AUTH_JWT_ALGORITHM "${algorithm}" is not a public-key algorithm.`);
     algorithms = [algorithm];
+    // Read now, so that an unreadable key or one of the wrong type stops the start-up (jose's import
+    // is asynchronous: its failure would be an unhandled rejection, which ends the process).
+    let details: { type?: string; curve?: string };
+    try {
+      const parsed = createPublicKey({ key: options.publicKey, format: 'pem' });
+      details = { type: parsed.asymmetricKeyType, curve: parsed.asymmetricKeyDetails?.namedCurve };
+    } catch (error) {
+      throw new ConfigurationError(`AUTH_JWT_PUBLIC_KEY is not a PEM public key: ${String(error)}`);
+    }
+    if (!keyFits(algorithm, details.type, details.curve))
+      throw new ConfigurationError(
+        `AUTH_JWT_PUBLIC_KEY is a ${details.type ?? 'unknown'}${details.curve ? ` (${details.curve})` : ''} key, ` +
+          `which cannot verify ${algorithm}.`,
+      );
     key = importSPKI(options.publicKey, algorithm).catch((error: unknown) => {
       throw new ConfigurationError(`The JWT public key could not be read: ${String(error)}`);
     });
+    // Failures surface on each request that awaits the key; none is left unhandled meanwhile.
+    key.catch(() => {});
   } else {
     algorithms = asymmetric;
-    key = createRemoteJWKSet(new URL(options.jwksUrl as string));
+    let url: URL;
+    try {
+      url = new URL(options.jwksUrl as string);
+    } catch {
+      throw new ConfigurationError(`AUTH_JWT_JWKS_URL "${options.jwksUrl}" is not a URL.`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      throw new ConfigurationError(`AUTH_JWT_JWKS_URL must be an http(s) URL (got "${options.jwksUrl}").`);
+    key = createRemoteJWKSet(url);
   }
   const verify = { algorithms, issuer: options.issuer, audience: options.audience };
   return async (request) => {
@@ -85,6 +136,17 @@ export function bearerContext(
     } catch (error) {
       if (error instanceof ConfigurationError) throw error;
       const code = (error as { code?: string }).code;
+      // The identity provider's keys could not be fetched (unreachable, not 200, not a key set): the
+      // token may be fine, so not a 401 that would make clients drop it; 503 (logged), retry later.
+      if (typeof key === 'function' && !tokenErrors.has(code ?? '')) {
+        const message = "The identity provider's keys could not be fetched; try again in a few seconds.";
+        throw new RequestError(
+          503,
+          { message, errors: { authorization: [message] } },
+          { 'retry-after': String(RETRY_AFTER_SECONDS) },
+          error,
+        );
+      }
       throw invalid(
         code === 'ERR_JWT_EXPIRED' ? 'The bearer token has expired.' : 'The bearer token is not valid.',
       );
