@@ -11,7 +11,7 @@ import type { SchemaDocument } from '../schema/types.js';
 import { bodyLimit, planUpdate, prepareInputs } from '../schema/update.js';
 import { endpointConditions } from '../sql/compile.js';
 import type { Connection } from '../sql/connect.js';
-import type { Refusal } from '../sql/dialect.js';
+import type { DynamicDb, Refusal } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
 import type { BodyReader, ServiceLogger } from './exchange.js';
 
@@ -94,8 +94,12 @@ export function recordRoutes(
    * The record as the endpoint sees it for this context: soft-deleted rows, rows outside the
    * resource's scope and outside `baseQuery` do not exist.
    */
-  const findRecord = async (id: unknown, ctx: unknown): Promise<ResourceRecord | undefined> => {
-    const row = await db
+  const findRecord = async (
+    id: unknown,
+    ctx: unknown,
+    from: DynamicDb = db,
+  ): Promise<ResourceRecord | undefined> => {
+    const row = await from
       .selectFrom(`${resource.table} as t0`)
       .select(visibleSelection(resource, 't0'))
       .where((eb: DynamicExpressionBuilder) =>
@@ -107,6 +111,20 @@ export function recordRoutes(
       .executeTakeFirst();
     return row ? read(row as Record<string, unknown>) : undefined;
   };
+
+  /**
+   * The answer to a write that would take the record out of this context's reach (its row scope, the
+   * endpoint's `baseQuery`): into another tenant, say. A lone reference to a row the context cannot
+   * see gets the database's answer for a row that does not exist, so it reveals nothing.
+   */
+  const outOfReach = (written: readonly string[]): RequestError => {
+    if (written.length === 1 && foreignKeys.has(written[0] as string))
+      return refusalError({ kind: 'foreign-key', columns: written }, written.map(fieldOf));
+    const message = `The change would take this ${resource.name} record out of your reach.`;
+    const key = written.length === 1 ? fieldOf(written[0] as string).key : 'body';
+    return RequestError.single(422, key, message);
+  };
+  const leftReach = new Error("the written record left the context's reach");
 
   const limit = bodyLimit(inputs);
   return {
@@ -129,25 +147,39 @@ export function recordRoutes(
       const errors = new ErrorBag();
       const update = await planUpdate(body as Record<string, unknown>, inputs, stored, dialect, errors);
       if (!errors.isEmpty) throw new RequestError(422, errors.toEnvelope());
-      if (Object.keys(update.values).length > 0)
-        await db
-          .updateTable(`${resource.table} as t0`)
-          .set(update.values)
-          // The lookup's conditions again: the row written is the one found, in this context's scope.
-          .where((eb: DynamicExpressionBuilder) =>
-            eb.and([
-              eb(`t0.${resource.primaryKey}`, '=', id.value),
-              ...endpointConditions(eb, resource, policy, 't0', ctx),
-            ]),
-          )
-          .execute()
-          .catch(async (error: unknown) => {
-            const refusal = await dialect.refusal(error, db, resource.table);
-            if (!refusal) throw error;
-            log.warn({ err: error }, `database refused the update (${refusal.kind})`);
-            throw refusalError(refusal, refusedFields(refusal, Object.keys(update.values)));
-          });
-      const updated = await findRecord(id.value, ctx);
+      const written = Object.keys(update.values);
+      const updated =
+        written.length === 0
+          ? await findRecord(id.value, ctx)
+          : await db
+              .transaction()
+              .execute(async (trx) => {
+                const result = await trx
+                  .updateTable(`${resource.table} as t0`)
+                  .set(update.values)
+                  // The lookup's conditions again: the row written is the one found, in this context's scope.
+                  .where((eb: DynamicExpressionBuilder) =>
+                    eb.and([
+                      eb(`t0.${resource.primaryKey}`, '=', id.value),
+                      ...endpointConditions(eb, resource, policy, 't0', ctx),
+                    ]),
+                  )
+                  .executeTakeFirst();
+                // Gone since the lookup (deleted meanwhile): nothing was written.
+                if (Number(result.numUpdatedRows) === 0) return undefined;
+                // And on the row as written (a row-level policy's WITH CHECK): a change that would move
+                // it out of this context's reach is undone, never half-done behind a 404.
+                const found = await findRecord(id.value, ctx, trx);
+                if (!found) throw leftReach;
+                return found;
+              })
+              .catch(async (error: unknown): Promise<never> => {
+                if (error === leftReach) throw outOfReach(written);
+                const refusal = await dialect.refusal(error, db, resource.table);
+                if (!refusal) throw error;
+                log.warn({ err: error }, `database refused the update (${refusal.kind})`);
+                throw refusalError(refusal, refusedFields(refusal, written));
+              });
       if (!updated) throw notFound();
       return policy.response ? policy.response(updated, ctx) : updated;
     },
