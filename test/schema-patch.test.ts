@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import type { DemoContext } from '../examples/demo/auth.js';
 import { endpoints as demoEndpoints } from '../examples/demo/endpoints.js';
 import type { EndpointPolicy } from '../src/resource/policy.js';
-import { dialects } from './support/databases.js';
 import { users } from './support/fixture.js';
 import { serviceTargets, targetName, useService } from './support/service.js';
 
