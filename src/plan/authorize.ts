@@ -250,6 +250,9 @@ function fieldNode(
 export function checkDefaultFilters(endpoint: CompiledEndpoint): void {
   const errors = new ErrorBag();
   clause(endpoint, { fields: endpoint.defaultFilters, groups: [] }, errors, { withTrashed: false }, 0);
+  // A default whose value comes from the context is checked per request; its name can be checked now.
+  for (const { name } of endpoint.contextDefaults)
+    if (!resolveFilter(endpoint, name)) errors.add(`filter.${name}`, `The filter "${name}" is not allowed.`);
   if (!errors.isEmpty)
     throw new ConfigurationError(
       `Endpoint "${endpoint.path}": invalid defaultFilters: ${Object.values(errors.toEnvelope().errors).flat().join(' ')}`,
