@@ -16,6 +16,33 @@ export interface ServiceLogger {
  */
 export type BodyReader = (limit: number) => Promise<string | { parsed: unknown }>;
 
+/**
+ * What the core needs of an `AbortSignal` (a fetch `Request.signal` is one). Node hosts pass
+ * `closedBeforeAnswer(response)`: an `AbortController` per request costs ~7 µs, 2 % of a fast list.
+ */
+export interface ClientSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+}
+
+/** The signal of a Node response: aborted when its connection closes before the answer is written. */
+export function closedBeforeAnswer(response: {
+  readonly destroyed: boolean;
+  readonly writableFinished: boolean;
+  once(event: 'close', listener: () => void): unknown;
+}): ClientSignal {
+  return {
+    get aborted() {
+      return response.destroyed && !response.writableFinished;
+    },
+    addEventListener(_type, listener) {
+      response.once('close', () => {
+        if (!response.writableFinished) listener();
+      });
+    },
+  };
+}
+
 export interface ServiceRequest<Ctx = unknown> {
   readonly method: string;
   /** Path and query string as received, from the root of the host (`/api/users?sort=name`). */
@@ -31,7 +58,7 @@ export interface ServiceRequest<Ctx = unknown> {
    */
   readonly context?: () => Ctx | Promise<Ctx>;
   /** Aborted when the client goes away: the database is told to stop the request's statements. */
-  readonly signal?: AbortSignal;
+  readonly signal?: ClientSignal;
   readonly log?: ServiceLogger;
 }
 

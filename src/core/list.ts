@@ -13,7 +13,7 @@ import { cursorPage, simplePage } from '../respond/simple-and-cursor.js';
 import type { Connection } from '../sql/connect.js';
 import { Departure, type Row, type RunOptions, type Statement } from '../sql/dialect.js';
 import { PreparedQueries } from '../sql/prepared.js';
-import { JSON_TYPE, json, type ServiceResponse } from './exchange.js';
+import { type ClientSignal, JSON_TYPE, json, type ServiceResponse } from './exchange.js';
 
 /** Rows fetched per query when all=true streams an unlimited result. */
 const STREAM_BATCH = 1000;
@@ -35,7 +35,7 @@ export interface ListCall {
   /** The list's absolute URL without the query: the base of page links. */
   readonly url: string;
   readonly ctx: unknown;
-  readonly signal?: AbortSignal;
+  readonly signal?: ClientSignal;
 }
 
 /** The handler of `GET <prefix>/<endpoint>`: parse → authorize → compile → execute → load → shape. */

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Request, RequestHandler } from 'express';
-import type { ServiceResponse } from '../core/exchange.js';
+import { closedBeforeAnswer, type ServiceResponse } from '../core/exchange.js';
 import { type CreateServiceOptions, createService } from '../core/service.js';
 import { readNodeBody } from './body.js';
 
@@ -21,10 +21,6 @@ export async function createExpressMiddleware<Ctx = unknown>(
   const service = await createService(options);
   const { context } = options;
   return (req, res, next) => {
-    const abort = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
     service
       .handle({
         method: req.method,
@@ -34,7 +30,7 @@ export async function createExpressMiddleware<Ctx = unknown>(
         // An application body parser (express.json()) may have read the body already.
         body: async (limit) => (req.body !== undefined ? { parsed: req.body } : readNodeBody(req, limit)),
         context: context ? () => context(req) : undefined,
-        signal: abort.signal,
+        signal: closedBeforeAnswer(res),
       })
       .then(async (response?: ServiceResponse) => {
         if (!response) return next();

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { ServiceResponse } from '../core/exchange.js';
+import { closedBeforeAnswer, type ServiceResponse } from '../core/exchange.js';
 import { type CreateServiceOptions, createService, type ResourceService } from '../core/service.js';
 
 export interface FastifyPluginOptions<Ctx = unknown> extends CreateServiceOptions<Ctx> {
@@ -59,10 +59,6 @@ export const resourceQueryPlugin: FastifyPluginAsync<FastifyPluginOptions> = asy
       url: route.path.slice(mounted.length),
       ...(route.bodyLimit > 0 && { bodyLimit: route.bodyLimit }),
       handler: async (request, reply) => {
-        const abort = new AbortController();
-        reply.raw.once('close', () => {
-          if (!reply.raw.writableFinished) abort.abort();
-        });
         const response = await service.handle({
           method: request.method,
           url: request.url,
@@ -70,7 +66,7 @@ export const resourceQueryPlugin: FastifyPluginAsync<FastifyPluginOptions> = asy
           protocol: request.protocol,
           body: async () => (typeof request.body === 'string' ? request.body : ''),
           context: context ? () => context(request) : undefined,
-          signal: abort.signal,
+          signal: closedBeforeAnswer(reply.raw),
           log: request.log,
         });
         if (!response) return reply.callNotFound();
