@@ -1,8 +1,7 @@
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createExpressMiddleware } from '../../src/hosts/express.js';
-import { runWhenMain, type Started, type StartOptions } from './run.js';
+import { runWhenMain, type Started, type StartOptions, started } from './run.js';
 import { type AppUser, tenancyConfig, userForApiKey } from './tenancy.js';
 
 // The user the authentication middleware sets on every request.
@@ -40,15 +39,7 @@ export async function start({ connection, port = 0, host = '127.0.0.1' }: StartO
 
   const server = app.listen(port, host);
   await once(server, 'listening');
-  const { port: bound } = server.address() as AddressInfo;
-  return {
-    url: `http://${host}:${bound}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
+  return started(server, host);
 }
 
 await runWhenMain(import.meta.url, start);

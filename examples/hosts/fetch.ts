@@ -1,10 +1,9 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createFetchHandler } from '../../src/hosts/fetch.js';
 import { RequestError } from '../../src/respond/error-bag.js';
 import type { Connection } from '../../src/sql/connect.js';
-import { runWhenMain, type Started, type StartOptions } from './run.js';
+import { runWhenMain, type Started, type StartOptions, started } from './run.js';
 import { type AppUser, tenancyConfig, userForApiKey } from './tenancy.js';
 
 /**
@@ -55,15 +54,7 @@ export async function start({ connection, port = 0, host = '127.0.0.1' }: StartO
       resolve(listening as Server),
     );
   });
-  const { port: bound } = server.address() as AddressInfo;
-  return {
-    url: `http://${host}:${bound}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
+  return started(server, host);
 }
 
 await runWhenMain(import.meta.url, start);

@@ -1,9 +1,8 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createHonoMiddleware } from '../../src/hosts/hono.js';
-import { runWhenMain, type Started, type StartOptions } from './run.js';
+import { runWhenMain, type Started, type StartOptions, started } from './run.js';
 import { type AppUser, tenancyConfig, userForApiKey } from './tenancy.js';
 
 /** What the application's middleware keeps on Hono's context: the signed-in user. */
@@ -31,15 +30,7 @@ export async function start({ connection, port = 0, host = '127.0.0.1' }: StartO
   const server = await new Promise<Server>((resolve) => {
     const listening = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(listening as Server));
   });
-  const { port: bound } = server.address() as AddressInfo;
-  return {
-    url: `http://${host}:${bound}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
+  return started(server, host);
 }
 
 await runWhenMain(import.meta.url, start);

@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Connection } from '../../src/sql/connect.js';
@@ -19,6 +21,19 @@ export interface Started {
   url: string;
   /** Stops the server (the connection stays open: it is the caller's). */
   close(): Promise<void>;
+}
+
+/** A listening Node server as `Started`: its URL, and a close that also ends kept-alive connections. */
+export function started(server: Server, host: string): Started {
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${port}`,
+    close: () =>
+      new Promise<void>((done, fail) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? fail(error) : done()));
+      }),
+  };
 }
 
 /**
