@@ -42,7 +42,7 @@ function normalize(kind: ColumnKind, value: unknown): unknown {
     case 'boolean':
       return Number(value) === 1;
     case 'datetime': {
-      // PostgreSQL: `2024-01-15 10:00:00.123+00`; MariaDB: `2024-01-15 10:00:00.123` (UTC); SQLite: ISO.
+      // PostgreSQL: `2024-01-15 10:00:00.123+00`; MariaDB and SQLite: `2024-01-15 10:00:00.123` (UTC).
       const text = String(value)
         .replace(' ', 'T')
         .replace(/([+-]\d\d)$/, '$1:00');

@@ -258,6 +258,8 @@ export async function seedDemo(conn: Connection, options: SeedOptions = {}): Pro
 export async function isSeeded(conn: Connection): Promise<boolean> {
   const tables = await conn.db.introspection.getTables();
   if (!tables.some((table) => table.name === 'users')) return false;
-  const row = await conn.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
-  return row !== undefined;
+  const row = await conn.db.selectFrom('users').select(['id', 'created_at']).limit(1).executeTakeFirst();
+  if (row === undefined) return false;
+  // A SQLite demo file written by an older version (ISO datetimes) is filled again in today's form.
+  return !(conn.dialect.nativeDatetimeIsText && String(row.created_at).includes('T'));
 }

@@ -67,6 +67,11 @@ export function checkCursorValues(
       continue;
     }
     if (typeof value === 'boolean') return invalid;
+    // A datetime stored as a unix count gave the cursor that count.
+    if (column.storage === 'unix-seconds' || column.storage === 'unix-milliseconds') {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return invalid;
+      continue;
+    }
     const text = String(value);
     if (text.length > MAX_CURSOR_TEXT || text.includes('\u0000')) return invalid;
     if (column.type === 'string' ? typeof value !== 'string' : !coerceForColumn(column, text).ok)

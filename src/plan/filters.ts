@@ -79,6 +79,7 @@ export function resolvePath(resource: ResolvedResource, name: string): ResolvedP
     hops,
     column: column.name,
     columnType: column.type,
+    storage: column.storage,
     ...(jsonPath.length > 0 ? { jsonPath } : {}),
   };
   return {

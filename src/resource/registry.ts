@@ -1,6 +1,7 @@
 import type {
   ColumnOptions,
   ColumnType,
+  DatetimeStorage,
   RelationDefinition,
   ResourceDefinition,
   RowScope,
@@ -17,13 +18,39 @@ export interface ResolvedColumn {
   /** Decimal columns that declare them: `numeric(precision, scale)`. */
   readonly precision?: number;
   readonly scale?: number;
+  /** Datetime columns: how instants are stored (`native` for every other column). */
+  readonly storage: DatetimeStorage;
+}
+
+/** What the database says about one column (src/sql/catalog.ts). */
+export interface CatalogColumn {
+  readonly nullable: boolean;
+  /** Its type as the database names it (`int4`, `varchar`, `longtext`, `INTEGER`), for messages. */
+  readonly dataType?: string;
+  /**
+   * The declared kinds its type can serve; absent when the engine's types say nothing certain (SQLite,
+   * whose column types are only affinities, or a type the catalog does not know: an enum, an array).
+   */
+  readonly kinds?: readonly ColumnType[];
 }
 
 /**
- * What the database says about the columns of the declared tables (src/sql/catalog.ts), keyed by the
- * table name as the resource definition writes it. A table or column missing here keeps its declaration.
+ * What the database says about its tables (src/sql/catalog.ts): read once at start-up, checked here
+ * against every declared table, column and relation key.
  */
-export type Catalog = ReadonlyMap<string, ReadonlyMap<string, { readonly nullable: boolean }>>;
+export interface Catalog {
+  /**
+   * Columns of every table and view, keyed by each name a declaration may use for it: `schema.table`,
+   * and the bare name when one schema has it, or `public` does.
+   */
+  readonly tables: ReadonlyMap<string, ReadonlyMap<string, CatalogColumn>>;
+  /** The tables as a declaration would name them: the candidates when a declared one is missing. */
+  readonly names?: readonly string[];
+  /** Names that exist (a query reads them) but the catalog does not describe: their declarations are trusted. */
+  readonly unlisted?: ReadonlySet<string>;
+  /** Declared tables the catalog does not list and the database refused to read, with its message. */
+  readonly refused?: ReadonlyMap<string, string>;
+}
 
 /**
  * A relation with every key filled in. `parentKey` is on the parent table; `childKey` on the related
@@ -88,10 +115,15 @@ export function resolveResources(
         );
       const options = columnOptions(spec);
       checkDecimal(definition.name, name, options);
+      if (options.storage !== undefined && options.type !== 'datetime')
+        throw new ConfigurationError(
+          `Resource "${definition.name}": column "${name}" declares a storage, which only datetime columns have.`,
+        );
       columns.set(name, {
         ...(options.precision !== undefined && { precision: options.precision, scale: options.scale ?? 0 }),
         name,
         type: options.type,
+        storage: options.type === 'datetime' ? (options.storage ?? definition.storage?.datetime ?? 'native') : 'native',
         hidden: options.hidden ?? false,
         big: options.big ?? false,
         // SQLite reports an INTEGER PRIMARY KEY as nullable; no engine lets a key be NULL.

@@ -3,8 +3,20 @@ import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 /** The column kinds the service understands. Every filter value is coerced to its column's kind. */
 export type ColumnType = 'string' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'json';
 
+/**
+ * How a datetime column stores its instants (always UTC):
+ * - `native`: the engine's datetime type (PostgreSQL `timestamp`/`timestamptz`, MariaDB `DATETIME`/
+ *   `TIMESTAMP`); on SQLite, which has none, the same as `text`.
+ * - `text`: `YYYY-MM-DD HH:MM:SS[.ffffff]` — SQLite's `CURRENT_TIMESTAMP`, Laravel, Rails, Django.
+ * - `iso`: `YYYY-MM-DDTHH:MM:SS.sssZ` — JavaScript's `toISOString()`, always with milliseconds.
+ * - `unix-seconds`, `unix-milliseconds`: an integer count since 1970-01-01 UTC (Drizzle, Prisma setups).
+ */
+export type DatetimeStorage = 'native' | 'text' | 'iso' | 'unix-seconds' | 'unix-milliseconds';
+
 export interface ColumnOptions {
   type: ColumnType;
+  /** Datetime columns: how the values are stored (default: the resource's `storage.datetime`, else `native`). */
+  storage?: DatetimeStorage;
   /**
    * Never selected, filtered, sorted or searched (a password hash, a token). `*` does not reach it either.
    */
@@ -130,6 +142,8 @@ export interface ResourceDefinition<Ctx = unknown> {
   scopes?: Record<string, ScopeCallback<Ctx>>;
   /** A nullable datetime column; rows where it is set are hidden unless the `trashed` filter says otherwise. */
   softDeleteColumn?: string;
+  /** Resource-wide storage conventions; a column's own `storage` wins. */
+  storage?: { datetime?: DatetimeStorage };
   /**
    * Row-level scope: the rows the request's context may see (a tenant's). It applies wherever this
    * resource is read — as the listed resource, through relation filters, counts, includes, search and

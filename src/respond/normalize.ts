@@ -1,6 +1,7 @@
 import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedResource } from '../resource/registry.js';
 import type { ColumnType } from '../resource/types.js';
+import { unixReader } from '../sql/datetime-storage.js';
 
 const datetimeText = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 
@@ -52,7 +53,9 @@ const readers: Record<ColumnType, (value: unknown) => unknown> = {
 
 /** Builds, once per resource, the function that turns a database row into a record. */
 export function rowReader(resource: ResolvedResource): (row: Record<string, unknown>) => ResourceRecord {
-  const columns = resource.visibleColumns.map((column) => [column.name, readers[column.type]] as const);
+  const columns = resource.visibleColumns.map(
+    (column) => [column.name, unixReader(column.storage) ?? readers[column.type]] as const,
+  );
   return (row) => {
     const record: ResourceRecord = {};
     for (const [name, read] of columns) record[name] = read(row[name]);

@@ -13,6 +13,7 @@ import type { EndpointPolicy } from '../resource/policy.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { RequestError } from '../respond/error-bag.js';
+import { isSpaceText, spaceText, spaceTextAfter, storedDatetime } from './datetime-storage.js';
 import { type DynamicDb, escapeLike, type SqlDialect } from './dialect.js';
 import { visibleSelection } from './selection.js';
 import { type Param, param, type Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
@@ -423,8 +424,49 @@ export class ListCompiler {
     const { dialect } = this;
     if (target.jsonPath) return (value) => (value === true ? 'true' : value === false ? 'false' : value);
     if (target.columnType === 'boolean') return (value) => dialect.bindBoolean(value as boolean);
-    if (target.columnType === 'datetime') return (value) => dialect.bindDatetime(value as string);
+    if (target.columnType === 'datetime')
+      return (value) => storedDatetime(target.storage, dialect, value as string);
     return (value) => value;
+  }
+
+  /**
+   * A comparison with a datetime stored as `YYYY-MM-DD HH:MM:SS[.ffffff]` text: each as a half-open
+   * range between `spaceText` (the instant) and `spaceTextAfter` (one microsecond later), so that
+   * `…:00`, `…:00.000000` and `…:00.5` compare as the instants they are, and an index on the column
+   * serves every operator.
+   */
+  private spaceTextDatetime(eb: Eb, x: Expression<unknown>, condition: SlotCondition): Bool {
+    const at = (slot: Slot<Scalar>) => param(slot, (value) => spaceText(value as string));
+    const after = (slot: Slot<Scalar>) => param(slot, (value) => spaceTextAfter(value as string));
+    const equal = (slot: Slot<Scalar>) => eb.and([eb(x, '>=', at(slot)), eb(x, '<', after(slot))]);
+    switch (condition.op) {
+      case 'eq':
+        return equal(condition.value);
+      case 'neq':
+        return eb.not(equal(condition.value));
+      case 'gt':
+        return eb(x, '>=', after(condition.value));
+      case 'gte':
+        return eb(x, '>=', at(condition.value));
+      case 'lt':
+        return eb(x, '<', at(condition.value));
+      case 'lte':
+        return eb(x, '<', after(condition.value));
+      case 'in':
+        return eb.or(condition.value.map(equal));
+      case 'not_in':
+        return eb.not(eb.or(condition.value.map(equal)));
+      case 'between':
+        return eb.and([eb(x, '>=', at(condition.value[0])), eb(x, '<', after(condition.value[1]))]);
+      case 'not_between':
+        return eb.or([eb(x, '<', at(condition.value[0])), eb(x, '>=', after(condition.value[1]))]);
+      case 'range':
+        return condition.to === undefined
+          ? eb(x, '>=', at(condition.from))
+          : eb.and([eb(x, '>=', at(condition.from)), eb(x, '<', at(condition.to))]);
+      default:
+        throw new Error(`The operator ${condition.op} does not apply to datetimes.`);
+    }
   }
 
   private condition(eb: Eb, target: FieldTarget, condition: SlotCondition, alias: string): Bool {
@@ -444,6 +486,8 @@ export class ListCompiler {
           : plainEquality(condition)
             ? dialect.jsonText(column, path)
             : dialect.jsonString(column, path);
+    if (!path && target.columnType === 'datetime' && isSpaceText(target.storage, dialect))
+      return this.spaceTextDatetime(eb, x, condition);
     const bind = this.binder(target);
     const v = (slot: Slot<Scalar>) => param(slot, bind);
     switch (condition.op) {

@@ -175,6 +175,11 @@ export interface SqlDialect {
   bindBoolean(value: boolean): unknown;
   /** `iso` is a UTC instant as `YYYY-MM-DDTHH:MM:SS.sssZ`. */
   bindDatetime(iso: string): string;
+  /**
+   * The engine has no datetime type: a `native` datetime column holds `YYYY-MM-DD HH:MM:SS[.ffffff]`
+   * text (SQLite's `CURRENT_TIMESTAMP` form), compared as ranges (src/sql/datetime-storage.ts).
+   */
+  readonly nativeDatetimeIsText: boolean;
 }
 
 /**

@@ -150,4 +150,5 @@ export const mysql: SqlDialect = {
   bindBoolean: (value) => (value ? 1 : 0),
   // DATETIME(3) literal form: MariaDB does not read the trailing `Z`.
   bindDatetime: (iso) => iso.replace('T', ' ').replace('Z', ''),
+  nativeDatetimeIsText: false,
 };

@@ -134,4 +134,5 @@ export const postgres: SqlDialect = {
   rowValueKeyset: true,
   bindBoolean: (value) => value,
   bindDatetime: (iso) => iso,
+  nativeDatetimeIsText: false,
 };

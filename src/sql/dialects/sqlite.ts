@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
+import { spaceText } from '../datetime-storage.js';
 import { jsonPathString, type Refusal, type Row, type SqlDialect } from '../dialect.js';
 
 const extract = (column: unknown, path: readonly string[]) =>
@@ -70,5 +71,6 @@ export const sqlite: SqlDialect = {
   nullsSortLargest: false,
   rowValueKeyset: false,
   bindBoolean: (value) => (value ? 1 : 0),
-  bindDatetime: (iso) => iso,
+  bindDatetime: (iso) => spaceText(iso),
+  nativeDatetimeIsText: true,
 };
