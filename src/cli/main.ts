@@ -1,16 +1,15 @@
 #!/usr/bin/env node
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { ServiceConfig } from '../resource/policy.js';
 import { bearerContext, bearerOptionsFrom } from '../server/bearer.js';
 import { buildService } from '../server/standalone.js';
 import { connect } from '../sql/connect.js';
 import { connectOptionsFrom, corsOptionsFrom } from './env.js';
+import { loadConfig } from './load-config.js';
 
 const usage = `Usage: resource-query-service --config <module> [--port 3000] [--host 127.0.0.1]
 
-Serves the resources and endpoints that <module> exports (default export of defineConfig()).
+Serves the resources and endpoints that <module> exports (default export of defineConfig()): a .js or
+.mjs file, or a .ts, .mts or .cts file, loaded as it is (no build step).
 The database comes from DATABASE_URL: sqlite:<file>, postgres://…, mysql://… (default sqlite:./demo.db);
 DATABASE_POOL_SIZE sets the largest number of pooled connections (default 10).
 AUTH_JWT_SECRET, AUTH_JWT_PUBLIC_KEY (+ AUTH_JWT_ALGORITHM) or AUTH_JWT_JWKS_URL verify bearer tokens,
@@ -31,10 +30,7 @@ async function main(): Promise<void> {
     process.exitCode = values.help ? 0 : 2;
     return;
   }
-  const module = (await import(pathToFileURL(resolve(values.config)).href)) as { default?: ServiceConfig };
-  const exported = module.default;
-  if (!exported)
-    throw new Error(`${values.config} has no default export (use export default defineConfig({...})).`);
+  const exported = await loadConfig(values.config);
   // Bearer tokens from the environment become the context, unless the configuration makes its own.
   const bearer = bearerOptionsFrom(process.env);
   const config = bearer && !exported.context ? { ...exported, context: bearerContext(bearer) } : exported;

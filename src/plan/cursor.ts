@@ -63,7 +63,9 @@ export function checkCursorValues(
       continue;
     }
     if (column.type === 'boolean') {
-      if (typeof value !== 'boolean' && value !== 0 && value !== 1) return invalid;
+      // As the row held it: a boolean, 0/1, or 't'/'f' text.
+      const text = column.storage === 'text' && (value === 't' || value === 'f');
+      if (typeof value !== 'boolean' && value !== 0 && value !== 1 && !text) return invalid;
       continue;
     }
     if (typeof value === 'boolean') return invalid;

@@ -1,6 +1,12 @@
 import type { RawValue } from '../request/list-request.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
-import type { ColumnType, CustomFilterCallback, DatetimeStorage, ScopeCallback } from '../resource/types.js';
+import type {
+  BooleanStorage,
+  ColumnType,
+  CustomFilterCallback,
+  DatetimeStorage,
+  ScopeCallback,
+} from '../resource/types.js';
 
 /** A value coerced to its column's kind. Datetimes are UTC instants `YYYY-MM-DDTHH:MM:SS.sssZ`. */
 export type Scalar = string | number | boolean;
@@ -54,8 +60,8 @@ export interface FieldTarget {
   readonly hops: readonly ResolvedRelation[];
   readonly column: string;
   readonly columnType: ColumnType;
-  /** How the column stores datetimes (`native` for other kinds). */
-  readonly storage: DatetimeStorage;
+  /** How the column stores datetimes or booleans (`native` for other kinds). */
+  readonly storage: DatetimeStorage | BooleanStorage;
   /** Keys inside a JSON column, when the filter reaches into one. */
   readonly jsonPath?: readonly string[];
 }

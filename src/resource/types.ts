@@ -13,10 +13,20 @@ export type ColumnType = 'string' | 'integer' | 'decimal' | 'boolean' | 'date' |
  */
 export type DatetimeStorage = 'native' | 'text' | 'iso' | 'unix-seconds' | 'unix-milliseconds';
 
+/**
+ * How a boolean column stores its values: `native` (the engine's boolean; 0/1 on SQLite and MariaDB),
+ * `integer` (0/1 in an integer column on any engine), `text` (`'t'`/`'f'`: PostgreSQL's text form, older
+ * Rails on SQLite).
+ */
+export type BooleanStorage = 'native' | 'integer' | 'text';
+
 export interface ColumnOptions {
   type: ColumnType;
-  /** Datetime columns: how the values are stored (default: the resource's `storage.datetime`, else `native`). */
-  storage?: DatetimeStorage;
+  /**
+   * Datetime and boolean columns: how the values are stored (default: the resource's `storage`, else
+   * `native`).
+   */
+  storage?: DatetimeStorage | BooleanStorage;
   /**
    * Never selected, filtered, sorted or searched (a password hash, a token). `*` does not reach it either.
    */
@@ -143,7 +153,7 @@ export interface ResourceDefinition<Ctx = unknown> {
   /** A nullable datetime column; rows where it is set are hidden unless the `trashed` filter says otherwise. */
   softDeleteColumn?: string;
   /** Resource-wide storage conventions; a column's own `storage` wins. */
-  storage?: { datetime?: DatetimeStorage };
+  storage?: { datetime?: DatetimeStorage; boolean?: BooleanStorage };
   /**
    * Row-level scope: the rows the request's context may see (a tenant's). It applies wherever this
    * resource is read — as the listed resource, through relation filters, counts, includes, search and

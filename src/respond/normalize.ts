@@ -1,7 +1,7 @@
 import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedResource } from '../resource/registry.js';
 import type { ColumnType } from '../resource/types.js';
-import { unixReader } from '../sql/datetime-storage.js';
+import { textBooleanReader, unixReader } from '../sql/storage.js';
 
 const datetimeText = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 
@@ -54,7 +54,13 @@ const readers: Record<ColumnType, (value: unknown) => unknown> = {
 /** Builds, once per resource, the function that turns a database row into a record. */
 export function rowReader(resource: ResolvedResource): (row: Record<string, unknown>) => ResourceRecord {
   const columns = resource.visibleColumns.map(
-    (column) => [column.name, unixReader(column.storage) ?? readers[column.type]] as const,
+    (column) =>
+      [
+        column.name,
+        (column.type === 'datetime' ? unixReader(column.storage) : undefined) ??
+          (column.type === 'boolean' ? textBooleanReader(column.storage) : undefined) ??
+          readers[column.type],
+      ] as const,
   );
   return (row) => {
     const record: ResourceRecord = {};

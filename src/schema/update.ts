@@ -4,6 +4,7 @@ import type { ResourceRecord } from '../resource/policy.js';
 import { ConfigurationError, type ResolvedColumn, type ResolvedResource } from '../resource/registry.js';
 import type { ErrorBag } from '../respond/error-bag.js';
 import type { SqlDialect } from '../sql/dialect.js';
+import { storedBoolean } from '../sql/storage.js';
 import type { InputDeclaration } from './types.js';
 import { isVisible } from './visible-when.js';
 
@@ -187,7 +188,7 @@ function checkValue(
 
 /** A validated value in the form the column's database stores. */
 function bind(column: ResolvedColumn, value: unknown, dialect: SqlDialect): unknown {
-  if (column.type === 'boolean') return dialect.bindBoolean(value === true);
+  if (column.type === 'boolean') return storedBoolean(column.storage, dialect, value === true);
   if (column.type === 'json') return JSON.stringify(value);
   return value;
 }

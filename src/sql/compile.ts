@@ -13,10 +13,10 @@ import type { EndpointPolicy } from '../resource/policy.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { RequestError } from '../respond/error-bag.js';
-import { isSpaceText, spaceText, spaceTextAfter, storedDatetime } from './datetime-storage.js';
 import { type DynamicDb, escapeLike, type SqlDialect } from './dialect.js';
 import { visibleSelection } from './selection.js';
 import { type Param, param, type Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
+import { isSpaceText, spaceText, spaceTextAfter, storedBoolean, storedDatetime } from './storage.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: rows of run-time tables.
 type DynamicSelect = SelectQueryBuilder<any, any, any>;
@@ -423,7 +423,8 @@ export class ListCompiler {
   private binder(target: FieldTarget): (value: Scalar) => unknown {
     const { dialect } = this;
     if (target.jsonPath) return (value) => (value === true ? 'true' : value === false ? 'false' : value);
-    if (target.columnType === 'boolean') return (value) => dialect.bindBoolean(value as boolean);
+    if (target.columnType === 'boolean')
+      return (value) => storedBoolean(target.storage, dialect, value as boolean);
     if (target.columnType === 'datetime')
       return (value) => storedDatetime(target.storage, dialect, value as string);
     return (value) => value;

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
-import { spaceText } from '../datetime-storage.js';
 import { jsonPathString, type Refusal, type Row, type SqlDialect } from '../dialect.js';
+import { spaceText } from '../storage.js';
 
 const extract = (column: unknown, path: readonly string[]) =>
   sql`json_extract(${column}, ${jsonPathString(path)})`;

@@ -1,14 +1,15 @@
-import type { DatetimeStorage } from '../resource/types.js';
+import type { BooleanStorage, DatetimeStorage } from '../resource/types.js';
 import type { SqlDialect } from './dialect.js';
 
 /**
- * One place for the datetime storage conventions (ColumnOptions.storage): how an instant the client
- * wrote (always `YYYY-MM-DDTHH:MM:SS.sssZ` after coercion) is compared with and written to a column,
- * and how a stored value is read back.
+ * One place for the storage conventions (ColumnOptions.storage): how a value the client wrote (an
+ * instant, always `YYYY-MM-DDTHH:MM:SS.sssZ` after coercion; a boolean) is compared with and written
+ * to a column, and how a stored value is read back. Callers pass a column's storage with its kind.
  */
+type Storage = DatetimeStorage | BooleanStorage;
 
 /** Whether a column's values are `YYYY-MM-DD HH:MM:SS[.ffffff]` text (compared by `textBounds`). */
-export function isSpaceText(storage: DatetimeStorage, dialect: SqlDialect): boolean {
+export function isSpaceText(storage: Storage, dialect: SqlDialect): boolean {
   return storage === 'text' || (storage === 'native' && dialect.nativeDatetimeIsText);
 }
 
@@ -29,8 +30,9 @@ export function spaceTextAfter(iso: string): string {
 }
 
 /** The value a column of this storage holds for an instant (bound in filters and written by PATCH). */
-export function storedDatetime(storage: DatetimeStorage, dialect: SqlDialect, iso: string): string | number {
+export function storedDatetime(storage: Storage, dialect: SqlDialect, iso: string): string | number {
   switch (storage) {
+    case 'integer': // a boolean storage, never a datetime's
     case 'native':
       return dialect.bindDatetime(iso);
     case 'text':
@@ -45,7 +47,7 @@ export function storedDatetime(storage: DatetimeStorage, dialect: SqlDialect, is
 }
 
 /** A stored unix count → the ISO form; the text forms are read by the common datetime reader. */
-export function unixReader(storage: DatetimeStorage): ((value: unknown) => string | null) | undefined {
+export function unixReader(storage: Storage): ((value: unknown) => string | null) | undefined {
   if (storage !== 'unix-seconds' && storage !== 'unix-milliseconds') return undefined;
   const scale = storage === 'unix-seconds' ? 1000 : 1;
   return (value) => {
@@ -53,4 +55,17 @@ export function unixReader(storage: DatetimeStorage): ((value: unknown) => strin
     const count = Number(value);
     return Number.isFinite(count) ? new Date(count * scale).toISOString() : String(value);
   };
+}
+
+/** The value a boolean column of this storage holds (bound in filters and cursors, written by PATCH). */
+export function storedBoolean(storage: Storage, dialect: SqlDialect, value: boolean): unknown {
+  if (storage === 'integer') return value ? 1 : 0;
+  if (storage === 'text') return value ? 't' : 'f';
+  return dialect.bindBoolean(value);
+}
+
+/** `'t'`/`'f'` text → a boolean; the other storages are read by the common boolean reader. */
+export function textBooleanReader(storage: Storage): ((value: unknown) => boolean | null) | undefined {
+  if (storage !== 'text') return undefined;
+  return (value) => (value === null || value === undefined ? null : value === 't');
 }
