@@ -20,10 +20,10 @@ export async function answerError(
   connection: Connection,
   log: ServiceLogger = fallbackLogger,
 ): Promise<ServiceResponse> {
-  if (error instanceof RequestError) {
+  if (RequestError.is(error)) {
     // A part the service depends on failed (an identity provider): the client is told to retry, the log why.
     if (error.status >= 500) log.warn({ err: error.cause ?? error }, error.message);
-    return json(error.status, error.envelope, { ...error.headers });
+    return json(error.status, error.envelope, { ...(error.headers ?? {}) });
   }
   const status = (error as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500)

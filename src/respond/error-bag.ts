@@ -47,6 +47,18 @@ export class RequestError extends Error {
     super(envelope.message, cause === undefined ? undefined : { cause });
   }
 
+  /** Also a RequestError from another copy of this package (see `isFilterValueError`). */
+  static is(error: unknown): error is RequestError {
+    if (error instanceof RequestError) return true;
+    const candidate = error as Partial<RequestError> | null;
+    return (
+      error instanceof Error &&
+      typeof candidate?.status === 'number' &&
+      typeof candidate.envelope?.message === 'string' &&
+      typeof candidate.envelope.errors === 'object'
+    );
+  }
+
   static single(status: number, key: string, message: string): RequestError {
     return new RequestError(status, { message, errors: { [key]: [message] } });
   }

@@ -8,7 +8,7 @@ import type {
   Scalar,
   SortTerm,
 } from '../plan/list-plan.js';
-import { FilterValueError } from '../resource/filter-value-error.js';
+import { isFilterValueError } from '../resource/filter-value-error.js';
 import type { EndpointPolicy } from '../resource/policy.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
@@ -392,8 +392,7 @@ export class ListCompiler {
             ctx: this.ctx,
           });
         } catch (error) {
-          if (error instanceof FilterValueError)
-            throw RequestError.single(422, `filter.${node.name}`, error.message);
+          if (isFilterValueError(error)) throw RequestError.single(422, `filter.${node.name}`, error.message);
           throw error;
         }
       case 'field':
