@@ -7,6 +7,7 @@ export type {
 } from './core/exchange.js';
 export { type CreateServiceOptions, createService, type ResourceService } from './core/service.js';
 export { type FastifyPluginOptions, resourceQueryPlugin } from './hosts/fastify.js';
+export { type InitOptions, type InitResult, init } from './init/index.js';
 export { type OperatorName, operatorNames } from './plan/operators.js';
 export type { Limits } from './request/limits.js';
 export { defaultLimits } from './request/limits.js';

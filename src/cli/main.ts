@@ -17,6 +17,11 @@ whose claims become the request context (AUTH_JWT_ISSUER, AUTH_JWT_AUDIENCE also
 CORS_ORIGINS (comma-separated origins, or *) and CORS_CREDENTIALS=true enable CORS.`;
 
 async function main(): Promise<void> {
+  // `resource-query-service init …` writes a configuration module from a database (src/cli/init.ts).
+  if (process.argv[2] === 'init') {
+    process.exitCode = await (await import('./init.js')).runInit(process.argv.slice(3));
+    return;
+  }
   const { values } = parseArgs({
     options: {
       config: { type: 'string' },

@@ -1,0 +1,134 @@
+/** Naming conventions `init` relies on: internal tables, sensitive columns, singular and plural forms. */
+
+/** Bookkeeping tables of migration tools and frameworks: never resources. */
+const internalTables: Record<string, string> = {
+  kysely_migration: "Kysely's migration log",
+  kysely_migration_lock: "Kysely's migration lock",
+  knex_migrations: "Knex's migration log",
+  knex_migrations_lock: "Knex's migration lock",
+  schema_migrations: "Rails' migration log",
+  ar_internal_metadata: "Rails' environment metadata",
+  django_migrations: "Django's migration log",
+  _prisma_migrations: "Prisma's migration log",
+  __drizzle_migrations: "Drizzle's migration log",
+  migrations: 'a migration log (Laravel, TypeORM)',
+};
+
+/** Why a table is internal (a migration tool's, SQLite's own), or undefined for an application table. */
+export function internalTableReason(name: string): string | undefined {
+  if (name.toLowerCase().startsWith('sqlite_')) return "SQLite's own table";
+  return Object.hasOwn(internalTables, name) ? internalTables[name] : undefined;
+}
+
+/** `passwordHash` → `password_hash`, `isAdmin` → `is_admin`, `HTTPStatus` → `http_status`. */
+export function snakeCase(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .toLowerCase();
+}
+
+/** Columns whose values must never leave the service: passwords, hashes, tokens, secrets, keys. */
+const sensitive = [
+  /^password$/,
+  /_password$/,
+  /^password_digest$/,
+  /_hash$/,
+  /token/,
+  /^secret/,
+  /_secret$/,
+  /(^|_)api_key$/,
+];
+
+export function isSensitive(column: string): boolean {
+  const name = snakeCase(column);
+  return sensitive.some((pattern) => pattern.test(name));
+}
+
+/** The suffix naming a foreign key column (`user_id`, `authorId`), or undefined. */
+function idSuffix(column: string): string | undefined {
+  return /(_id|Id|_ID)$/.exec(column)?.[1];
+}
+
+/** `user_id` → `user`, `authorId` → `author`; undefined when the name has no id suffix. */
+export function stripIdSuffix(column: string): string | undefined {
+  const suffix = idSuffix(column);
+  return suffix && column.length > suffix.length ? column.slice(0, -suffix.length) : undefined;
+}
+
+const irregular: [singular: string, plural: string][] = [
+  ['person', 'people'],
+  ['child', 'children'],
+  ['man', 'men'],
+  ['woman', 'women'],
+];
+
+/** Applies `transform` to the last word of a name (`blog_entry`, `blogEntry`), keeping its case style. */
+function lastWord(name: string, transform: (word: string) => string): string {
+  const match = /^(.*?)([A-Z]?[a-z0-9]+|[A-Z0-9]+)$/.exec(name);
+  if (!match) return name;
+  const [, head = '', word = ''] = match;
+  const changed = transform(word.toLowerCase());
+  const cased =
+    word === word.toUpperCase() && word !== word.toLowerCase()
+      ? changed.toUpperCase()
+      : word[0] !== word[0]?.toLowerCase()
+        ? `${changed.charAt(0).toUpperCase()}${changed.slice(1)}`
+        : changed;
+  return `${head}${cased}`;
+}
+
+/** `posts` → `post`, `categories` → `category`, `addresses` → `address`; `status` stays. */
+export function singularize(name: string): string {
+  return lastWord(name, (word) => {
+    const found = irregular.find(([, plural]) => plural === word);
+    if (found) return found[0];
+    if (/[^aeiou]ies$/.test(word)) return `${word.slice(0, -3)}y`;
+    if (/(ss|sh|ch|x|z)es$/.test(word)) return word.slice(0, -2);
+    if (/(ss|us|is)$/.test(word) || !word.endsWith('s')) return word;
+    return word.slice(0, -1);
+  });
+}
+
+/** `post` → `posts`, `category` → `categories`, `box` → `boxes`; a plural-looking word stays. */
+export function pluralize(name: string): string {
+  return lastWord(name, (word) => {
+    const found = irregular.find(([singular]) => singular === word);
+    if (found) return found[1];
+    if (irregular.some(([, plural]) => plural === word)) return word;
+    if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
+    if (/(ss|sh|ch|x|z|us)$/.test(word)) return `${word}es`;
+    if (word.endsWith('s')) return word;
+    return `${word}s`;
+  });
+}
+
+/** `Post` → `post`: a PascalCase model table's name as a property name. */
+export function lowerFirst(name: string): string {
+  return /^[A-Z][a-z]/.test(name) ? `${name.charAt(0).toLowerCase()}${name.slice(1)}` : name;
+}
+
+const reserved = new Set(
+  (
+    'break case catch class const continue debugger default delete do else enum export extends false finally for ' +
+    'function if import in instanceof new null return super switch this throw true try typeof var void while ' +
+    'with yield let static implements interface package private protected public await arguments eval ' +
+    'undefined NaN Infinity'
+  ).split(' '),
+);
+
+/** A valid, non-reserved JavaScript identifier. */
+export function isIdentifier(name: string): boolean {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) && !reserved.has(name);
+}
+
+/** `auth_user` → `authUser`, `User` → `user`, `2fa codes` → `_2faCodes`: a variable name for a table. */
+export function camelIdentifier(name: string): string {
+  const words = name.split(/[^A-Za-z0-9]+/).filter((word) => word !== '');
+  const camel = words
+    .map((word, i) => (i === 0 ? lowerFirst(word) : `${word.charAt(0).toUpperCase()}${word.slice(1)}`))
+    .join('');
+  const safe = camel === '' ? 'table' : /^[0-9]/.test(camel) ? `_${camel}` : camel;
+  return isIdentifier(safe) ? safe : `${safe}Table`;
+}
