@@ -180,7 +180,7 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
       it('reads every value back as the instant it stores', async () => {
         const body = await list('all=true');
         const byId = new Map(body.map((row: { id: number; at: string | null }) => [row.id, row.at]));
-        stored.forEach((iso, i) => expect(byId.get(i + 1), `id ${i + 1}`).toBe(iso));
+        for (const [i, iso] of stored.entries()) expect(byId.get(i + 1), `id ${i + 1}`).toBe(iso);
       });
 
       it.each(cases)('%s returns the rows JavaScript finds', async (query, predicate) => {
