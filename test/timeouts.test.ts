@@ -104,9 +104,10 @@ for (const dialect of servers) {
       const started = Date.now();
       const res = await app.inject({ url: `/api/users?${slowQuery}` });
       expect(res.statusCode, res.body).toBe(503);
-      // PostgreSQL acts on the cancel at its next interrupt check (1–2 s into planning this query on a
-      // busy machine): the bound says "stopped", far below what the query would run without it.
-      expect(Date.now() - started).toBeLessThan(5000);
+      // PostgreSQL acts on the cancel at its next interrupt check: 0.2–2 s alone, up to 7 s seen with the
+      // whole suite and other work on two cores. The bound says "stopped", not "fast"; the message and
+      // the database's own state (below) say why.
+      expect(Date.now() - started).toBeLessThan(15_000);
       expect(res.headers['retry-after']).toBe('5');
       expect(res.json().errors.query).toEqual(['The query took longer than 150 ms and was stopped.']);
       // The database stopped working on it.
