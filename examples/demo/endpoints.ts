@@ -29,10 +29,12 @@ export const endpoints = [
     allowedSorts: ['name', 'email', 'score', 'balance', 'birthday', 'created_at'],
     allowedSearch: ['name', 'email', 'department.name'],
     allowAll: 1000,
-    // Anyone may list and read the schema; only an editor's token may PATCH.
-    access: { update: editorsOnly },
+    // Anyone may list and read; only an editor's token may write.
+    actions: ['list', 'read', 'create', 'update', 'delete', 'restore'],
+    access: { create: editorsOnly, update: editorsOnly, delete: editorsOnly, restore: editorsOnly },
     schema: {
       title: 'Users',
+      recordTitle: 'name',
       table: {
         columns: [
           { key: 'id', label: 'ID' },
@@ -133,10 +135,12 @@ export const endpoints = [
     allowedSorts: ['title', 'score', 'published_at', 'created_at'],
     allowedSearch: ['title', 'body', 'author.name'],
     defaultSort: '-created_at',
-    // Anyone may list and read the schema; only an editor's token may PATCH.
-    access: { update: editorsOnly },
+    // Anyone may list and read; only an editor's token may write.
+    actions: ['list', 'read', 'create', 'update', 'delete', 'restore'],
+    access: { create: editorsOnly, update: editorsOnly, delete: editorsOnly, restore: editorsOnly },
     schema: {
       title: 'Posts',
+      recordTitle: 'title',
       table: {
         columns: [
           { key: 'id', label: 'ID' },

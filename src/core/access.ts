@@ -2,9 +2,23 @@ import type { Action, EndpointPolicy } from '../resource/policy.js';
 import { RequestError } from '../respond/error-bag.js';
 
 /** Reading is open unless a rule closes it; writing is closed unless a rule opens it. */
-const openByDefault: Record<Action, boolean> = { list: true, read: true, update: false };
+const openByDefault: Record<Action, boolean> = {
+  list: true,
+  read: true,
+  create: false,
+  update: false,
+  delete: false,
+  restore: false,
+};
 
-const verbs: Record<Action, string> = { list: 'list', read: 'read', update: 'update' };
+const verbs: Record<Action, string> = {
+  list: 'list',
+  read: 'read',
+  create: 'create',
+  update: 'update',
+  delete: 'delete',
+  restore: 'restore',
+};
 
 /** Whether the context may do `action` on the endpoint. */
 export async function mayDo(policy: EndpointPolicy, action: Action, ctx: unknown): Promise<boolean> {

@@ -72,8 +72,7 @@ export interface ServiceResponse {
 
 /** A route of the service, for hosts whose router registers each route (Fastify's `:id` syntax). */
 export interface ServiceRoute {
-  readonly method: 'GET' | 'PATCH';
-  /** The full path (with the prefix). */
+  /** The full path (with the prefix); every method reaches the core, which answers 405 where it must. */
   readonly path: string;
   /** The largest body the route reads, in bytes (0: it reads none). */
   readonly bodyLimit: number;

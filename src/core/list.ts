@@ -3,9 +3,11 @@ import { authorize } from '../plan/authorize.js';
 import { BoundedMap } from '../plan/bounded-map.js';
 import { encodeCursor } from '../plan/cursor.js';
 import { type CompiledEndpoint, defaultsFor } from '../plan/endpoint.js';
-import type { CursorValue, ListPlan, PageMode } from '../plan/list-plan.js';
+import type { CursorValue, FieldTarget, FilterNode, ListPlan, PageMode, Scalar } from '../plan/list-plan.js';
+import { coerceForColumn } from '../plan/values.js';
 import { parseListQuery } from '../request/parse.js';
 import type { ResourceRecord } from '../resource/policy.js';
+import type { ResolvedColumn } from '../resource/registry.js';
 import { ErrorBag, RequestError } from '../respond/error-bag.js';
 import { lengthAwarePage } from '../respond/length-aware.js';
 import { rowReader } from '../respond/normalize.js';
@@ -38,11 +40,34 @@ export interface ListCall {
   readonly signal?: ClientSignal;
 }
 
-/** The handler of `GET <prefix>/<endpoint>`: parse → authorize → compile → execute → load → shape. */
-export function listHandler(
+/** One read-one request: the record's id as the path gave it, and the query string. */
+export interface OneCall {
+  readonly id: string;
+  readonly rawQuery: string;
+  readonly ctx: unknown;
+  readonly signal?: ClientSignal;
+}
+
+/** A record read through the list's pipeline: its answer (transformed) and its stored form (for its ETag). */
+export interface OneRecord {
+  readonly answer: unknown;
+  readonly stored: ResourceRecord;
+}
+
+/** Parameters a read-one request may carry: the rest shape lists only. */
+const oneParams = new Set(['include', 'count']);
+
+/**
+ * The handlers of `GET <prefix>/<endpoint>` (parse → authorize → compile → execute → load → shape) and
+ * of `GET <prefix>/<endpoint>/:id`, which is the same pipeline with the primary key as the one filter.
+ */
+export function listHandlers(
   endpoint: CompiledEndpoint,
   connection: Connection,
-): (call: ListCall) => Promise<ServiceResponse> {
+): {
+  list: (call: ListCall) => Promise<ServiceResponse>;
+  one: (call: OneCall) => Promise<OneRecord | undefined>;
+} {
   const read = rowReader(endpoint.resource);
   const queries = new PreparedQueries(connection.db, connection.dialect, endpoint.policy, endpoint.resource);
   const respond = endpoint.policy.response;
@@ -71,7 +96,54 @@ export function listHandler(
   const sortValues = (plan: ListPlan, row: Row): CursorValue[] =>
     plan.sort.map((term) => (row[term.column] ?? null) as CursorValue);
 
-  return async ({ rawQuery, url: path, ctx, signal }: ListCall): Promise<ServiceResponse> => {
+  const departureOf = (signal: ClientSignal | undefined): Departure => {
+    const departure = new Departure();
+    if (signal) {
+      if (signal.aborted) departure.leave();
+      else signal.addEventListener('abort', () => departure.leave(), { once: true });
+    }
+    return departure;
+  };
+
+  const key = endpoint.resource.columns.get(endpoint.resource.primaryKey) as ResolvedColumn;
+  /** The plan of one record: `include`, `count` and `filter[trashed]` as in a list, the key as the filter. */
+  const onePlan = (rawQuery: string, id: unknown): ListPlan => {
+    const errors = new ErrorBag();
+    const request = parseListQuery(rawQuery, endpoint.limits, errors);
+    for (const name of Object.keys(request.params))
+      if (!oneParams.has(name))
+        errors.add(name, `The ${name} parameter is not used when reading one record.`);
+    for (const field of request.filter.fields)
+      if (field.name !== 'trashed')
+        errors.add(`filter.${field.name}`, 'Only filter[trashed] is used when reading one record.');
+    if (request.filter.groups.length > 0)
+      errors.add('filter', 'Groups are not used when reading one record.');
+    const plan = errors.isEmpty ? authorize(request, endpoint, errors, []) : undefined;
+    if (!plan) throw new RequestError(422, errors.toEnvelope());
+    const target: FieldTarget = {
+      hops: [],
+      column: key.name,
+      columnType: key.type,
+      storage: key.storage,
+    };
+    const byKey: FilterNode = { kind: 'field', target, conditions: [{ op: 'eq', value: id as Scalar }] };
+    return { ...plan, where: [...plan.where, byKey], mode: { kind: 'simple', page: 1, perPage: 1 } };
+  };
+
+  const one = async ({ id, rawQuery, ctx, signal }: OneCall): Promise<OneRecord | undefined> => {
+    const coerced = coerceForColumn(key, id);
+    // Parameters are checked before the id: a wrong parameter is the client's to fix either way.
+    const plan = onePlan(rawQuery, coerced.ok ? coerced.value : null);
+    if (!coerced.ok) return undefined;
+    const options: RunOptions = { timeoutMs: endpoint.timeoutMs, departure: departureOf(signal) };
+    const [row] = await connection.run(queries.rows(plan, { limit: 1 }, ctx), options);
+    if (!row) return undefined;
+    const stored = read(row);
+    const [answer] = await shape(plan, [row], ctx, options);
+    return { answer, stored };
+  };
+
+  const list = async ({ rawQuery, url: path, ctx, signal }: ListCall): Promise<ServiceResponse> => {
     // Defaults that depend on the context are part of what the plan depends on: its cache key.
     const defaults = contextual ? defaultsFor(endpoint, ctx) : endpoint.defaultFilters;
     const key = contextual ? `${JSON.stringify(defaults)}\n${rawQuery}` : rawQuery;
@@ -84,12 +156,7 @@ export function listHandler(
     }
     const mode: PageMode = plan.mode;
     // A client that goes away before its answer is written stops its statements in the database.
-    const departure = new Departure();
-    if (signal) {
-      if (signal.aborted) departure.leave();
-      else signal.addEventListener('abort', () => departure.leave(), { once: true });
-    }
-    const options: RunOptions = { timeoutMs: endpoint.timeoutMs, departure };
+    const options: RunOptions = { timeoutMs: endpoint.timeoutMs, departure: departureOf(signal) };
     const run = (statement: Statement) => connection.run(statement, options);
     const ok = (body: unknown) => json(200, body);
 
@@ -164,6 +231,8 @@ export function listHandler(
       }
     }
   };
+
+  return { list, one };
 
   /**
    * Every record as one JSON array, fetched in keyset batches: memory stays flat whatever the row

@@ -1,39 +1,55 @@
+import { createHash } from 'node:crypto';
 import secureJson from 'secure-json-parse';
 import type { CompiledEndpoint } from '../plan/endpoint.js';
 import { coerceForColumn } from '../plan/values.js';
 import type { ResourceRecord } from '../resource/policy.js';
+import type { ResolvedResource } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { ErrorBag, RequestError } from '../respond/error-bag.js';
 import { rowReader } from '../respond/normalize.js';
 import { type Field, refusalError } from '../respond/refusal.js';
 import { buildSchemaDocument } from '../schema/document.js';
-import type { SchemaDocument } from '../schema/types.js';
+import type { DetailRelation, SchemaDocument } from '../schema/types.js';
 import { bodyLimit, planUpdate, prepareInputs } from '../schema/update.js';
 import { endpointConditions } from '../sql/compile.js';
 import type { Connection } from '../sql/connect.js';
 import type { DynamicDb, Refusal } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
+import { storedDatetime } from '../sql/storage.js';
 import type { BodyReader, ServiceLogger } from './exchange.js';
 
-/** One PATCH request as the core hands it over. */
-export interface UpdateCall {
-  /** The id segment of the path, decoded. */
-  readonly id: string;
-  readonly contentType: string | undefined;
-  readonly body: BodyReader | undefined;
+/** One write request on a record as the core hands it over. */
+export interface WriteCall {
+  /** The id segment of the path, decoded (absent for create). */
+  readonly id?: string;
+  readonly contentType?: string;
+  readonly body?: BodyReader;
+  /** The `If-Match` header, when sent. */
+  readonly ifMatch?: string;
   readonly ctx: unknown;
   readonly log: ServiceLogger;
 }
 
-/** The schema document and PATCH of an endpoint that declares a schema. */
+/** A record written: its answer (through the transformer), its ETag and, for create, its id. */
+export interface Written {
+  readonly answer: unknown;
+  readonly etag: string;
+  readonly id: unknown;
+}
+
+/** The schema document and the writes of one endpoint. */
 export interface RecordRoutes {
-  readonly schemaPath: string;
-  /** PATCH `<formPath>/:id`. */
+  /** Where records are created and addressed by id: the form's endpoint, else the list's path. */
   readonly formPath: string;
+  readonly schemaPath: string | undefined;
+  /** The largest body create and PATCH read. */
   readonly bodyLimit: number;
-  /** The document as this context may use it: no form inputs when it may not update. */
-  document(canUpdate: boolean): SchemaDocument;
-  update(call: UpdateCall): Promise<unknown>;
+  /** The document, or undefined without a schema. `readOnly`: the context may not update. */
+  document(actions: SchemaDocument['table']['actions'], readOnly: boolean): SchemaDocument | undefined;
+  create(call: WriteCall): Promise<Written>;
+  update(call: WriteCall): Promise<Written>;
+  remove(call: WriteCall): Promise<void>;
+  restore(call: WriteCall): Promise<Written>;
 }
 
 /** JSON text → value; `__proto__` and `constructor.prototype` keys are refused, as Fastify's parser does. */
@@ -46,21 +62,55 @@ function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * A record's ETag: its version when the resource keeps one, else a digest of its stored visible
+ * columns (what read-one, PATCH and DELETE all see, before includes, counts and the transformer).
+ */
+export function etagOf(resource: ResolvedResource, stored: ResourceRecord): string {
+  if (resource.versionColumn) return `"v${String(stored[resource.versionColumn])}"`;
+  return `"${createHash('sha1').update(JSON.stringify(stored)).digest('base64url')}"`;
+}
+
+/** Whether `If-Match` names this ETag (`*` matches any existing record; weak tags compare by value). */
+function matches(ifMatch: string, etag: string): boolean {
+  return ifMatch
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === etag);
+}
+
+const stale = () => {
+  const message = 'The record has changed since you read it: read it again, then retry.';
+  return new RequestError(412, { message, errors: { record: [message] } });
+};
+
+/** Thrown inside a transaction to roll it back; answered outside it. */
+class Rollback extends Error {
+  constructor(readonly answer: RequestError) {
+    super(answer.message);
+  }
+}
+
 export function recordRoutes(
   endpoint: CompiledEndpoint,
   connection: Connection,
   prefix: string,
-): RecordRoutes | undefined {
-  const declaration = endpoint.policy.schema;
-  if (!declaration) return undefined;
-  const listPath = `${prefix}/${endpoint.path}`;
-  const full = buildSchemaDocument(endpoint, declaration, listPath);
-  const readOnly: SchemaDocument = { ...full, form: { ...full.form, readOnly: true, inputs: [] } };
-  const inputs = prepareInputs(endpoint.resource, declaration.form?.inputs ?? []);
+  relations: readonly DetailRelation[],
+): RecordRoutes {
   const { resource, policy } = endpoint;
+  const declaration = policy.schema;
+  const listPath = `${prefix}/${endpoint.path}`;
+  const full = declaration ? buildSchemaDocument(endpoint, declaration, listPath, relations) : undefined;
+  const inputs = prepareInputs(resource, declaration?.form?.inputs ?? []);
   const { db, dialect } = connection;
   const read = rowReader(resource);
   const notFound = () => RequestError.single(404, 'id', `No ${resource.name} record with this id.`);
+  const key = resource.columns.get(resource.primaryKey);
+  const idOf = (raw: string | undefined): unknown => {
+    const id = key && raw !== undefined ? coerceForColumn(key, raw) : undefined;
+    if (!id?.ok) throw notFound();
+    return id.value;
+  };
 
   const fieldOf = (column: string): Field => {
     const input = inputs.find((candidate) => candidate.column.name === column);
@@ -71,7 +121,7 @@ export function recordRoutes(
     [...resource.relations.values()].filter((r) => r.kind === 'belongsTo').map((r) => r.parentKey),
   );
   /**
-   * The fields a refused update concerns: the columns the engine named, or else the one written column
+   * The fields a refused write concerns: the columns the engine named, or else the one written column
    * the rule can be about (PostgreSQL names no column for a value too long or out of range, SQLite none
    * for a foreign key); several candidates, or none, key the error `body`.
    */
@@ -91,24 +141,30 @@ export function recordRoutes(
   };
 
   /**
-   * The record as the endpoint sees it for this context: soft-deleted rows, rows outside the
-   * resource's scope and outside `baseQuery` do not exist.
+   * The record as the endpoint sees it for this context: soft-deleted rows (unless `trashed`: then
+   * only those), rows outside the resource's scope and outside `baseQuery` do not exist. `lock` holds
+   * the row until the transaction ends where the engine can (the others serialize their writers).
    */
   const findRecord = async (
     id: unknown,
     ctx: unknown,
     from: DynamicDb = db,
+    options: { lock?: boolean; trashed?: boolean } = {},
   ): Promise<ResourceRecord | undefined> => {
-    const row = await from
+    let query = from
       .selectFrom(`${resource.table} as t0`)
       .select(visibleSelection(resource, 't0'))
       .where((eb: DynamicExpressionBuilder) =>
         eb.and([
           eb(`t0.${resource.primaryKey}`, '=', id),
-          ...endpointConditions(eb, resource, policy, 't0', ctx),
+          ...endpointConditions(eb, resource, policy, 't0', ctx, options.trashed),
+          ...(options.trashed && resource.softDeleteColumn
+            ? [eb(`t0.${resource.softDeleteColumn}`, 'is not', null)]
+            : []),
         ]),
-      )
-      .executeTakeFirst();
+      );
+    if (options.lock && dialect.rowLocks) query = query.forUpdate();
+    const row = await query.executeTakeFirst();
     return row ? read(row as Record<string, unknown>) : undefined;
   };
 
@@ -121,67 +177,182 @@ export function recordRoutes(
     if (written.length === 1 && foreignKeys.has(written[0] as string))
       return refusalError({ kind: 'foreign-key', columns: written }, written.map(fieldOf));
     const message = `The change would take this ${resource.name} record out of your reach.`;
-    const key = written.length === 1 ? fieldOf(written[0] as string).key : 'body';
-    return RequestError.single(422, key, message);
+    const field = written.length === 1 ? fieldOf(written[0] as string).key : 'body';
+    return RequestError.single(422, field, message);
   };
-  const leftReach = new Error("the written record left the context's reach");
+
+  /**
+   * A write in one transaction: a `Rollback` answers with its error, a refusal of the database with
+   * the fields it concerns (mapped after the rollback, on the pool). `conflict` is the status of a
+   * foreign-key refusal: 409 for a delete (something still points here), 422 for a value written.
+   */
+  const transaction = <T>(
+    work: (trx: DynamicDb) => Promise<T>,
+    written: readonly string[],
+    log: ServiceLogger,
+    what: string,
+  ): Promise<T> =>
+    db
+      .transaction()
+      .execute(work)
+      .catch(async (error: unknown): Promise<never> => {
+        if (error instanceof Rollback) throw error.answer;
+        const refusal = await dialect.refusal(error, db, resource.table);
+        if (!refusal) throw error;
+        log.warn({ err: error }, `database refused the ${what} (${refusal.kind})`);
+        if (what === 'delete' && refusal.kind === 'foreign-key') {
+          const message = `This ${resource.name} record is still referenced by other records.`;
+          throw RequestError.single(409, 'record', message);
+        }
+        throw refusalError(refusal, refusedFields(refusal, written));
+      });
 
   const limit = bodyLimit(inputs);
+  const bodyOf = async ({ contentType, body }: WriteCall): Promise<Record<string, unknown>> => {
+    if (!/^application\/json\s*(;|$)/i.test(contentType ?? ''))
+      throw RequestError.single(415, 'body', 'The body must be JSON (Content-Type: application/json).');
+    const raw = body ? await body(limit) : '';
+    const value = typeof raw === 'string' ? parseJson(raw) : raw.parsed;
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw RequestError.single(422, 'body', 'The body must be a JSON object of the fields to write.');
+    return value as Record<string, unknown>;
+  };
+  const answerOf = (stored: ResourceRecord, ctx: unknown, id: unknown): Written => ({
+    answer: policy.response ? policy.response(stored, ctx) : stored,
+    etag: etagOf(resource, stored),
+    id,
+  });
+  /** The lookup every write starts with: in scope, locked, and as the client last read it. */
+  const lockedCurrent = async (trx: DynamicDb, id: unknown, call: WriteCall, trashed = false) => {
+    const stored = await findRecord(id, call.ctx, trx, { lock: true, trashed });
+    if (!stored) throw new Rollback(notFound());
+    if (call.ifMatch !== undefined && !matches(call.ifMatch, etagOf(resource, stored)))
+      throw new Rollback(stale());
+    return stored;
+  };
+  const requireIfMatch = (call: WriteCall) => {
+    if (policy.requireIfMatch && call.ifMatch === undefined) {
+      const message =
+        'Send If-Match with the ETag of the record you read: this endpoint refuses blind writes.';
+      throw RequestError.single(428, 'if-match', message);
+    }
+  };
+  const softDelete = resource.softDeleteColumn;
+  const softDeleteStorage = softDelete ? resource.columns.get(softDelete)?.storage : undefined;
+
   return {
-    schemaPath: `${prefix}/v1/${endpoint.path}/schema`,
-    formPath: full.form.endpoint,
+    formPath: full?.form.endpoint ?? listPath,
+    schemaPath: full ? `${prefix}/v1/${endpoint.path}/schema` : undefined,
     bodyLimit: limit,
-    document: (canUpdate) => (canUpdate ? full : readOnly),
-    async update({ id: rawId, contentType, body: readBody, ctx, log }: UpdateCall): Promise<unknown> {
-      if (!/^application\/json\s*(;|$)/i.test(contentType ?? ''))
-        throw RequestError.single(415, 'body', 'The body must be JSON (Content-Type: application/json).');
-      const key = resource.columns.get(resource.primaryKey);
-      const id = key ? coerceForColumn(key, rawId) : undefined;
-      if (!id?.ok) throw notFound();
-      const raw = readBody ? await readBody(limit) : '';
-      const body = typeof raw === 'string' ? parseJson(raw) : raw.parsed;
-      const stored = await findRecord(id.value, ctx);
-      if (!stored) throw notFound();
-      if (typeof body !== 'object' || body === null || Array.isArray(body))
-        throw RequestError.single(422, 'body', 'The body must be a JSON object of the fields to change.');
+    document(actions, readOnly) {
+      if (!full) return undefined;
+      const table = { ...full.table, actions };
+      return readOnly
+        ? { ...full, table, form: { ...full.form, readOnly: true, inputs: [] } }
+        : { ...full, table };
+    },
+
+    async create(call) {
+      const body = await bodyOf(call);
       const errors = new ErrorBag();
-      const update = await planUpdate(body as Record<string, unknown>, inputs, stored, dialect, errors);
+      const planned = await planUpdate(body, inputs, {}, dialect, errors, 'create');
       if (!errors.isEmpty) throw new RequestError(422, errors.toEnvelope());
-      const written = Object.keys(update.values);
-      const updated =
-        written.length === 0
-          ? await findRecord(id.value, ctx)
-          : await db
-              .transaction()
-              .execute(async (trx) => {
-                const result = await trx
-                  .updateTable(`${resource.table} as t0`)
-                  .set(update.values)
-                  // The lookup's conditions again: the row written is the one found, in this context's scope.
-                  .where((eb: DynamicExpressionBuilder) =>
-                    eb.and([
-                      eb(`t0.${resource.primaryKey}`, '=', id.value),
-                      ...endpointConditions(eb, resource, policy, 't0', ctx),
-                    ]),
-                  )
-                  .executeTakeFirst();
-                // Gone since the lookup (deleted meanwhile): nothing was written.
-                if (Number(result.numUpdatedRows) === 0) return undefined;
-                // And on the row as written (a row-level policy's WITH CHECK): a change that would move
-                // it out of this context's reach is undone, never half-done behind a 404.
-                const found = await findRecord(id.value, ctx, trx);
-                if (!found) throw leftReach;
-                return found;
-              })
-              .catch(async (error: unknown): Promise<never> => {
-                if (error === leftReach) throw outOfReach(written);
-                const refusal = await dialect.refusal(error, db, resource.table);
-                if (!refusal) throw error;
-                log.warn({ err: error }, `database refused the update (${refusal.kind})`);
-                throw refusalError(refusal, refusedFields(refusal, written));
-              });
-      if (!updated) throw notFound();
-      return policy.response ? policy.response(updated, ctx) : updated;
+      const written = Object.keys(planned.values);
+      return transaction(
+        async (trx) => {
+          const id = await dialect.insertRow(trx, resource.table, planned.values, resource.primaryKey);
+          // The row as written must be one this context can see (its tenant, say), or nothing is kept.
+          const stored = await findRecord(id, call.ctx, trx);
+          if (!stored) throw new Rollback(outOfReach(written));
+          return answerOf(stored, call.ctx, id);
+        },
+        written,
+        call.log,
+        'create',
+      );
+    },
+
+    async update(call) {
+      const id = idOf(call.id);
+      requireIfMatch(call);
+      const body = await bodyOf(call);
+      // The columns written, for the refusal's fields (known once the body is planned).
+      const written: string[] = [];
+      return transaction(
+        async (trx) => {
+          const stored = await lockedCurrent(trx, id, call);
+          const errors = new ErrorBag();
+          const planned = await planUpdate(body, inputs, stored, dialect, errors, 'update');
+          if (!errors.isEmpty) throw new Rollback(new RequestError(422, errors.toEnvelope()));
+          written.push(...Object.keys(planned.values));
+          if (written.length === 0) return answerOf(stored, call.ctx, id);
+          const version = resource.versionColumn;
+          await trx
+            .updateTable(`${resource.table} as t0`)
+            .set((eb: DynamicExpressionBuilder) => ({
+              ...planned.values,
+              ...(version ? { [version]: eb(eb.ref(`t0.${version}`), '+', 1) } : {}),
+            }))
+            .where((eb: DynamicExpressionBuilder) =>
+              eb.and([
+                eb(`t0.${resource.primaryKey}`, '=', id),
+                ...endpointConditions(eb, resource, policy, 't0', call.ctx),
+              ]),
+            )
+            .execute();
+          // The row as written (a row-level policy's WITH CHECK): a change that would move it out of
+          // this context's reach is undone, never half-done behind a 404.
+          const found = await findRecord(id, call.ctx, trx);
+          if (!found) throw new Rollback(outOfReach(written));
+          return answerOf(found, call.ctx, id);
+        },
+        written,
+        call.log,
+        'update',
+      );
+    },
+
+    async remove(call) {
+      const id = idOf(call.id);
+      requireIfMatch(call);
+      await transaction(
+        async (trx) => {
+          await lockedCurrent(trx, id, call);
+          const where = (eb: DynamicExpressionBuilder) => eb(resource.primaryKey, '=', id);
+          if (softDelete && softDeleteStorage) {
+            const now = storedDatetime(softDeleteStorage, dialect, new Date().toISOString());
+            await trx
+              .updateTable(resource.table)
+              .set({ [softDelete]: now })
+              .where(where)
+              .execute();
+          } else await trx.deleteFrom(resource.table).where(where).execute();
+        },
+        [],
+        call.log,
+        'delete',
+      );
+    },
+
+    async restore(call) {
+      const id = idOf(call.id);
+      const column = softDelete as string;
+      return transaction(
+        async (trx) => {
+          await lockedCurrent(trx, id, call, true);
+          await trx
+            .updateTable(resource.table)
+            .set({ [column]: null })
+            .where(resource.primaryKey, '=', id)
+            .execute();
+          const found = await findRecord(id, call.ctx, trx);
+          if (!found) throw new Rollback(notFound());
+          return answerOf(found, call.ctx, id);
+        },
+        [],
+        call.log,
+        'restore',
+      );
     },
   };
 }

@@ -1,16 +1,17 @@
 import { checkDefaultFilters } from '../plan/authorize.js';
 import { type CompiledEndpoint, compileEndpoint } from '../plan/endpoint.js';
-import type { ContextRequest, ServiceConfig } from '../resource/policy.js';
+import type { Action, ContextRequest, ServiceConfig } from '../resource/policy.js';
 import { ConfigurationError, resolveResources } from '../resource/registry.js';
 import { RequestError } from '../respond/error-bag.js';
+import type { DetailRelation } from '../schema/types.js';
 import { readCatalog } from '../sql/catalog.js';
 import type { Connection } from '../sql/connect.js';
 import { mayDo, requireAccess } from './access.js';
 import { answerError, fallbackLogger } from './answer.js';
 import { json, type ServiceRequest, type ServiceResponse, type ServiceRoute } from './exchange.js';
-import { listHandler } from './list.js';
+import { listHandlers } from './list.js';
 import { linkBase } from './origin.js';
-import { type RecordRoutes, recordRoutes } from './records.js';
+import { etagOf, type RecordRoutes, recordRoutes, type WriteCall } from './records.js';
 
 export interface CreateServiceOptions<Ctx = unknown> {
   config: ServiceConfig<Ctx>;
@@ -63,40 +64,80 @@ export async function createService<Ctx = unknown>(
   const prefix = (config.prefix ?? '/api').replace(/\/$/, '');
   const identified = config.identified ?? ((ctx: unknown) => ctx !== undefined && ctx !== null);
 
-  const gets = new Map<string, Run>();
-  const patches = new Map<string, { records: RecordRoutes; endpoint: CompiledEndpoint }>();
-  const routes: ServiceRoute[] = [];
-  const addGet = (path: string, run: Run) => {
-    if (gets.has(path)) throw new ConfigurationError(`Two routes are served at GET ${path}.`);
-    gets.set(path, run);
-    routes.push({ method: 'GET', path, bodyLimit: 0 });
+  /** Every path the service serves, with the largest body one of its routes reads. */
+  const bodyLimits = new Map<string, number>();
+  const route = (path: string, bodyLimit: number) =>
+    bodyLimits.set(path, Math.max(bodyLimits.get(path) ?? 0, bodyLimit));
+  /** Paths served as they are (lists, schema documents, the index, create), by method. */
+  const exact = new Map<string, Map<string, Run>>();
+  const serve = (path: string, method: string, run: Run, bodyLimit = 0) => {
+    const methods = exact.get(path) ?? new Map<string, Run>();
+    exact.set(path, methods);
+    if (methods.has(method)) throw new ConfigurationError(`Two routes are served at ${method} ${path}.`);
+    methods.set(method, run);
+    route(path, bodyLimit);
   };
+  /** `<base>/:id` and `<base>/:id/restore`, by base path (the list's, and the form's when it differs). */
+  const byId = new Map<string, RecordTarget>();
 
-  const withRecords: { endpoint: CompiledEndpoint; records: RecordRoutes }[] = [];
+  // What each resource's schema says of its records, for the relations of the others' documents.
+  const schemaOf = new Map<string, { path: string; title: string | null }>();
+  for (const endpoint of endpoints)
+    if (endpoint.policy.schema && !schemaOf.has(endpoint.resource.name))
+      schemaOf.set(endpoint.resource.name, {
+        path: `${prefix}/v1/${endpoint.path}/schema`,
+        title: endpoint.policy.schema.recordTitle ?? null,
+      });
+
+  const withSchema: { endpoint: CompiledEndpoint; records: RecordRoutes }[] = [];
   for (const endpoint of endpoints) {
     const path = `${prefix}/${endpoint.path}`;
+    const { policy } = endpoint;
     const resource = endpoint.resource.name;
-    const list = listHandler(endpoint, connection);
-    addGet(path, async (request, ctx, rawQuery) => {
-      await requireAccess(endpoint.policy, 'list', resource, ctx, identified);
-      return list({ rawQuery, url: `${linkBase(config, request)}${path}`, ctx, signal: request.signal });
-    });
-    const records = recordRoutes(endpoint, connection, prefix);
-    if (!records) continue;
-    withRecords.push({ endpoint, records });
-    addGet(records.schemaPath, async (_request, ctx) => {
-      await requireAccess(endpoint.policy, 'read', resource, ctx, identified);
-      return json(200, records.document(await mayDo(endpoint.policy, 'update', ctx)));
-    });
-    if (patches.has(records.formPath))
-      throw new ConfigurationError(`Two forms update records at ${records.formPath}/:id.`);
-    patches.set(records.formPath, { records, endpoint });
-    routes.push({ method: 'PATCH', path: `${records.formPath}/:id`, bodyLimit: records.bodyLimit });
+    const { list, one } = listHandlers(endpoint, connection);
+    const records = recordRoutes(endpoint, connection, prefix, relationsOf(endpoint, schemaOf));
+    const may = (action: Action, ctx: unknown) => requireAccess(policy, action, resource, ctx, identified);
+    if (endpoint.actions.has('list'))
+      serve(path, 'GET', async (request, ctx, rawQuery) => {
+        await may('list', ctx);
+        return list({ rawQuery, url: `${linkBase(config, request)}${path}`, ctx, signal: request.signal });
+      });
+    else serve(path, 'GET', notEnabled);
+    if (records.schemaPath) {
+      withSchema.push({ endpoint, records });
+      const documentPath = records.schemaPath;
+      serve(documentPath, 'GET', async (_request, ctx) => {
+        await may('read', ctx);
+        const actions: Action[] = [];
+        for (const action of endpoint.actions) if (await mayDo(policy, action, ctx)) actions.push(action);
+        return json(200, records.document(actions, !actions.includes('update')));
+      });
+    }
+    const { formPath } = records;
+    if (endpoint.actions.has('create'))
+      serve(
+        formPath,
+        'POST',
+        async (request, ctx) => {
+          await may('create', ctx);
+          const created = await records.create(writeCall(request, ctx));
+          const location = `${formPath}/${encodeURIComponent(String(created.id))}`;
+          return json(201, created.answer, { etag: created.etag, location });
+        },
+        records.bodyLimit,
+      );
+    const target: RecordTarget = { endpoint, records, one, may };
+    for (const base of new Set([path, formPath])) {
+      if (byId.has(base)) throw new ConfigurationError(`Two endpoints address records at ${base}/:id.`);
+      byId.set(base, target);
+      route(`${base}/:id`, records.bodyLimit);
+      route(`${base}/:id/restore`, 0);
+    }
   }
   // The index a frontend starts from: the resources this context may read, and where.
-  addGet(`${prefix}/v1/schema`, async (_request, ctx) => {
+  serve(`${prefix}/v1/schema`, 'GET', async (_request, ctx) => {
     const resources = [];
-    for (const { endpoint } of withRecords)
+    for (const { endpoint } of withSchema)
       if (await mayDo(endpoint.policy, 'read', ctx))
         resources.push({
           resource: endpoint.resource.name,
@@ -116,29 +157,64 @@ export async function createService<Ctx = unknown>(
     return hook(seen);
   };
 
-  /** The route a method and path name, with its run (PATCH: the id segment bound). */
-  const match = (method: string, pathname: string): Run | undefined => {
-    if (method === 'GET' || method === 'HEAD') return gets.get(pathname);
-    if (method !== 'PATCH') return undefined;
-    const cut = pathname.lastIndexOf('/');
-    const target = patches.get(pathname.slice(0, cut));
-    const segment = pathname.slice(cut + 1);
-    if (!target || segment === '') return undefined;
-    const { records, endpoint } = target;
-    return async (request, ctx) => {
-      await requireAccess(endpoint.policy, 'update', endpoint.resource.name, ctx, identified);
-      const contentType = request.headers['content-type'];
-      const updated = await records.update({
-        id: decodeSegment(segment, endpoint.resource.name),
-        contentType: Array.isArray(contentType) ? contentType[0] : contentType,
-        body: request.body,
-        ctx,
-        log: request.log ?? fallbackLogger,
-      });
-      return json(200, updated);
+  /** A record's routes: read, update and delete at `:id`, restore at `:id/restore`; 405 for the rest. */
+  const recordRun = (method: string, target: RecordTarget, segment: string, restore: boolean): Run => {
+    const { endpoint, records, one, may } = target;
+    const name = endpoint.resource.name;
+    const enabled = endpoint.actions;
+    const allowed: [string, Action][] = restore
+      ? [['POST', 'restore']]
+      : [
+          ['GET', 'read'],
+          ['PATCH', 'update'],
+          ['DELETE', 'delete'],
+        ];
+    const action = allowed.find(([verb]) => verb === (method === 'HEAD' ? 'GET' : method))?.[1];
+    if (!action || !enabled.has(action)) {
+      const allow = allowed.filter(([, a]) => enabled.has(a)).map(([verb]) => verb);
+      return async () => methodNotAllowed(allow);
+    }
+    return async (request, ctx, rawQuery) => {
+      await may(action, ctx);
+      const id = decodeSegment(segment, name);
+      switch (action) {
+        case 'read': {
+          const found = await one({ id, rawQuery, ctx, signal: request.signal });
+          if (!found) throw RequestError.single(404, 'id', `No ${name} record with this id.`);
+          return json(200, found.answer, { etag: etagOf(endpoint.resource, found.stored) });
+        }
+        case 'update': {
+          const updated = await records.update({ ...writeCall(request, ctx), id });
+          return json(200, updated.answer, { etag: updated.etag });
+        }
+        case 'delete':
+          await records.remove({ ...writeCall(request, ctx), id });
+          return { status: 204, headers: {}, body: '' };
+        default: {
+          const restored = await records.restore({ ...writeCall(request, ctx), id });
+          return json(200, restored.answer, { etag: restored.etag });
+        }
+      }
     };
   };
 
+  /** The route a method and path name, with its run (`:id` segments bound). */
+  const match = (method: string, pathname: string): Run | undefined => {
+    const methods = exact.get(pathname);
+    if (methods) {
+      const run = methods.get(method === 'HEAD' ? 'GET' : method);
+      return run ?? (async () => methodNotAllowed([...methods.keys()]));
+    }
+    const restore = pathname.endsWith('/restore');
+    const rest = restore ? pathname.slice(0, -'/restore'.length) : pathname;
+    const cut = rest.lastIndexOf('/');
+    const target = byId.get(rest.slice(0, cut));
+    const segment = rest.slice(cut + 1);
+    if (!target || segment === '') return undefined;
+    return recordRun(method, target, segment, restore);
+  };
+
+  const routes: ServiceRoute[] = [...bodyLimits].map(([path, bodyLimit]) => ({ path, bodyLimit }));
   return {
     routes,
     prefix,
@@ -168,6 +244,58 @@ export async function createService<Ctx = unknown>(
  * header or a cookie, and rows, totals and the schema's form differ by it.
  */
 const personal = { vary: 'Authorization, Cookie', 'cache-control': 'private' } as const;
+
+/** What a record route needs of its endpoint. */
+interface RecordTarget {
+  readonly endpoint: CompiledEndpoint;
+  readonly records: RecordRoutes;
+  readonly one: ReturnType<typeof listHandlers>['one'];
+  readonly may: (action: Action, ctx: unknown) => Promise<void>;
+}
+
+/** 405: the path exists, the method is not one of its enabled actions. */
+function methodNotAllowed(allow: readonly string[]): ServiceResponse {
+  const verbs = allow.includes('GET') ? [...allow, 'HEAD'] : [...allow];
+  const message = `This method is not allowed here${verbs.length > 0 ? ` (allowed: ${verbs.join(', ')})` : ''}.`;
+  return json(405, { message, errors: { method: [message] } }, { allow: verbs.join(', ') });
+}
+
+const notEnabled: Run = async () => methodNotAllowed([]);
+
+/** The parts of a request every write takes. */
+function writeCall(request: ServiceRequest, ctx: unknown): WriteCall {
+  const header = (name: string) => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  return {
+    contentType: header('content-type'),
+    body: request.body,
+    ifMatch: header('if-match'),
+    ctx,
+    log: request.log ?? fallbackLogger,
+  };
+}
+
+/** The belongs-to relations of an endpoint's records whose key is visible, for its schema document. */
+function relationsOf(
+  endpoint: CompiledEndpoint,
+  schemaOf: ReadonlyMap<string, { path: string; title: string | null }>,
+): DetailRelation[] {
+  return [...endpoint.resource.relations.values()]
+    .filter(
+      (relation) =>
+        relation.kind === 'belongsTo' && endpoint.resource.columns.get(relation.parentKey)?.hidden === false,
+    )
+    .map((relation) => ({
+      key: relation.parentKey,
+      name: relation.name,
+      included: endpoint.allowedIncludes.has(relation.name),
+      resource: relation.target.name,
+      title: schemaOf.get(relation.target.name)?.title ?? null,
+      schema: schemaOf.get(relation.target.name)?.path ?? null,
+    }));
+}
 
 /** A path segment as the client meant it; one that does not decode is an id no record has. */
 function decodeSegment(segment: string, resource: string): string {

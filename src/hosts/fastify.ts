@@ -55,7 +55,8 @@ export const resourceQueryPlugin: FastifyPluginAsync<FastifyPluginOptions> = asy
   const { context } = options;
   for (const route of service.routes)
     instance.route({
-      method: route.method,
+      // Every method: the core answers the ones a path does not serve with 405 and `Allow`.
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: route.path.slice(mounted.length),
       ...(route.bodyLimit > 0 && { bodyLimit: route.bodyLimit }),
       handler: async (request, reply) => {

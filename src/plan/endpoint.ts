@@ -1,6 +1,6 @@
 import { defaultLimits, type Limits } from '../request/limits.js';
 import type { FieldInput, RawValue } from '../request/list-request.js';
-import type { AllLimit, DefaultFilterValue, EndpointPolicy } from '../resource/policy.js';
+import type { Action, AllLimit, DefaultFilterValue, EndpointPolicy } from '../resource/policy.js';
 import { ConfigurationError, type ResolvedRelation, type ResolvedResource } from '../resource/registry.js';
 import type { CustomFilterCallback } from '../resource/types.js';
 import { resolvePath } from './filters.js';
@@ -36,6 +36,31 @@ export interface CompiledEndpoint {
   readonly allowAll: AllLimit | undefined;
   /** The statement timeout of this endpoint's reads, in ms. */
   readonly timeoutMs: number;
+  /** The actions the endpoint serves (`EndpointPolicy.actions`, defaults filled in). */
+  readonly actions: ReadonlySet<Action>;
+}
+
+const allActions: readonly Action[] = ['list', 'read', 'create', 'update', 'delete', 'restore'];
+
+/** The declared actions, or the defaults; each checked against what it needs. */
+function compileActions(policy: EndpointPolicy, resource: ResolvedResource, where: string): Set<Action> {
+  const form = policy.schema?.form !== undefined;
+  const actions = new Set<Action>(policy.actions ?? (form ? ['list', 'read', 'update'] : ['list', 'read']));
+  for (const action of actions) {
+    if (!allActions.includes(action))
+      throw new ConfigurationError(
+        `${where}: unknown action "${action}" (actions: ${allActions.join(', ')}).`,
+      );
+    if ((action === 'create' || action === 'update') && !form)
+      throw new ConfigurationError(
+        `${where}: the action "${action}" needs schema.form, which validates the body.`,
+      );
+    if (action === 'restore' && !resource.softDeleteColumn)
+      throw new ConfigurationError(
+        `${where}: the action "restore" needs a resource with a softDeleteColumn.`,
+      );
+  }
+  return actions;
 }
 
 export interface ContextDefault {
@@ -232,5 +257,6 @@ export function compileEndpoint(
     searchTargets: compileSearch(resource, policy.allowedSearch ?? [], where),
     allowAll: compileAllowAll(policy.allowAll, where),
     timeoutMs: compileTimeout(policy.timeoutMs, where),
+    actions: compileActions(policy, resource, where),
   };
 }

@@ -38,17 +38,21 @@ export type DefaultFilter<Ctx = unknown> =
 export type AccessRule<Ctx = unknown> = ContextCallback<Ctx, boolean | Promise<boolean>>;
 
 /**
- * Who may do what on one endpoint. `list` (GET the list) and `read` (the schema document) are open
- * when no rule is given; `update` (PATCH) is closed unless a rule allows it. A denied request is 401
- * when the context has no identity (`ServiceConfig.identified`), else 403.
+ * Who may do what on one endpoint. `list` (GET the list) and `read` (one record, the schema document)
+ * are open when no rule is given; `create`, `update`, `delete` and `restore` are closed unless a rule
+ * allows them. A denied request is 401 when the context has no identity (`ServiceConfig.identified`),
+ * else 403.
  */
 export interface AccessRules<Ctx = unknown> {
   list?: AccessRule<Ctx>;
   read?: AccessRule<Ctx>;
+  create?: AccessRule<Ctx>;
   update?: AccessRule<Ctx>;
+  delete?: AccessRule<Ctx>;
+  restore?: AccessRule<Ctx>;
 }
 
-/** The actions of an endpoint, as access rules name them. */
+/** The actions of an endpoint, as `actions` and access rules name them. */
 export type Action = keyof AccessRules;
 
 /** The all-records mode's argument: a maximum record count, or `'unlimited'`. */
@@ -86,8 +90,16 @@ export interface EndpointPolicy<Ctx = unknown> {
   baseQuery?: ContextCallback<ConditionArgs<Ctx>, Expression<SqlBool>>;
   /** The resource transformer: formats each record of the response (lists and PATCH). */
   response?(record: ResourceRecord, ctx: Ctx): unknown;
-  /** Who may list, read the schema of, and update this endpoint's records. */
+  /** Who may do each enabled action on this endpoint's records (see `AccessRules`). */
   access?: AccessRules<Ctx>;
+  /**
+   * The actions this endpoint serves (default: `list`, `read`, and `update` when the schema has a
+   * form). A request for an action that is not here is 405 with an `Allow` header. `create` and
+   * `update` need `schema.form`; `restore` needs the resource's soft-delete column.
+   */
+  actions?: Action[];
+  /** PATCH and DELETE must carry `If-Match` (428 without it): no update can be made blind. */
+  requireIfMatch?: boolean;
   /**
    * The schema document served at `/api/v1/<path>/schema`, and the form that PATCH `<endpoint>/<id>`
    * validates against. Without it, neither route exists.

@@ -78,6 +78,8 @@ export interface ResolvedResource {
   readonly softDeleteColumn: string | undefined;
   /** Row-level scope: applied wherever the resource is read (`ResourceDefinition.scope`). */
   readonly scope: RowScope | undefined;
+  /** An integer column every update increments; the record's ETag comes from it. */
+  readonly versionColumn: string | undefined;
 }
 
 export class ConfigurationError extends Error {
@@ -145,7 +147,13 @@ export function resolveResources(
       scopes: new Map(Object.entries(definition.scopes ?? {})),
       softDeleteColumn: definition.softDeleteColumn,
       scope: definition.scope,
+      versionColumn: definition.versionColumn,
     });
+    const version = definition.versionColumn && columns.get(definition.versionColumn);
+    if (definition.versionColumn && (!version || version.type !== 'integer' || version.hidden))
+      throw new ConfigurationError(
+        `Resource "${definition.name}": versionColumn "${definition.versionColumn}" must be a visible integer column.`,
+      );
   }
   for (const definition of definitions) {
     const parent = resolved.get(definition.name) as ResolvedResource;

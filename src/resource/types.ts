@@ -152,6 +152,11 @@ export interface ResourceDefinition<Ctx = unknown> {
   scopes?: Record<string, ScopeCallback<Ctx>>;
   /** A nullable datetime column; rows where it is set are hidden unless the `trashed` filter says otherwise. */
   softDeleteColumn?: string;
+  /**
+   * An integer column every update increments: the record's ETag then comes from it rather than from
+   * the record's content, and PATCH increments it.
+   */
+  versionColumn?: string;
   /** Resource-wide storage conventions; a column's own `storage` wins. */
   storage?: { datetime?: DatetimeStorage; boolean?: BooleanStorage };
   /**

@@ -5,6 +5,7 @@ import { operatorsFor, type TargetKind } from '../plan/operators.js';
 import { ConfigurationError, type ResolvedColumn, type ResolvedResource } from '../resource/registry.js';
 import type { ColumnType } from '../resource/types.js';
 import type {
+  DetailRelation,
   SchemaDeclaration,
   SchemaDocument,
   SchemaFilter,
@@ -37,6 +38,7 @@ export function buildSchemaDocument(
   endpoint: CompiledEndpoint,
   declaration: SchemaDeclaration,
   listPath: string,
+  relations: readonly DetailRelation[] = [],
 ): SchemaDocument {
   const { resource } = endpoint;
   const where = `Schema of "${endpoint.path}"`;
@@ -88,6 +90,8 @@ export function buildSchemaDocument(
       softDeletes: {
         enabled: resource.softDeleteColumn !== undefined && endpoint.exactFilters.has('trashed'),
       },
+      // Per request: what this context may do (src/core/service.ts).
+      actions: [],
     },
     form: {
       id: formId,
@@ -117,6 +121,8 @@ export function buildSchemaDocument(
         label: field.label ?? labelFor(field.key),
         type: field.type ?? columnTypes[column(field.key).type],
       })),
+      title: declaration.recordTitle === undefined ? null : column(declaration.recordTitle).name,
+      relations: [...relations],
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { DefaultFilterValue } from '../resource/policy.js';
+import type { Action, DefaultFilterValue } from '../resource/policy.js';
 import type { VisibleWhen } from './visible-when.js';
 
 export type TableColumnType = 'number' | 'text' | 'badge' | 'date' | 'datetime' | 'boolean' | 'json';
@@ -22,6 +22,8 @@ export interface SelectOption {
 export interface SchemaDeclaration {
   /** Used for `table.title`, `form.title` and as the base of ids; defaults to the resource name. */
   title?: string;
+  /** A visible column whose value names one record (`name`, `title`): `detail.title` in the document. */
+  recordTitle?: string;
   table: {
     id?: string;
     title?: string;
@@ -94,6 +96,8 @@ export interface SchemaDocument {
     filters: SchemaFilter[];
     tabs: { key: string; label: string; filter: Record<string, DefaultFilterValue>; query: string }[];
     softDeletes: { enabled: boolean };
+    /** The actions enabled on the endpoint and allowed to this request's context. */
+    actions: Action[];
   };
   form: {
     id: string;
@@ -117,7 +121,14 @@ export interface SchemaDocument {
       maxLength?: number;
     }[];
   };
-  detail: { id: string; fields: { key: string; label: string; type: TableColumnType }[] };
+  detail: {
+    id: string;
+    fields: { key: string; label: string; type: TableColumnType }[];
+    /** The column that names a record (`recordTitle`), or null. */
+    title: string | null;
+    /** To-one relations by their visible foreign key: how to show a related record by its title. */
+    relations: DetailRelation[];
+  };
 }
 
 /**
@@ -132,4 +143,20 @@ export interface SchemaFilter {
   value: string;
   operators: string[];
   options?: SelectOption[];
+}
+
+/** A belongs-to relation of a record, for a frontend that shows the related record's title. */
+export interface DetailRelation {
+  /** The foreign key column on this record. */
+  key: string;
+  /** The relation's name, as `include=` takes it. */
+  name: string;
+  /** Whether this endpoint allows `include=<name>`. */
+  included: boolean;
+  /** The related resource. */
+  resource: string;
+  /** The related schema's record-title column, when it has one. */
+  title: string | null;
+  /** The related resource's schema document, when an endpoint serves one. */
+  schema: string | null;
 }

@@ -105,10 +105,10 @@ function decimalProblem(column: ResolvedColumn, text: string): string | undefine
 const isEmpty = (value: unknown) => value === null || value === undefined || value === '';
 
 /**
- * Validates a PATCH body against the form: only inputs may be written (no mass assignment), an omitted
- * required input is fine, one sent empty is not, and an input hidden by `visibleWhen` (evaluated on
- * the stored record merged with the patch) is neither required nor saved. Every problem is reported,
- * keyed by the field name.
+ * Validates a PATCH (or create) body against the form: only inputs may be written (no mass
+ * assignment), an omitted required input is fine on PATCH and refused on create, one sent empty is
+ * refused, and an input hidden by `visibleWhen` (evaluated on the stored record merged with the body)
+ * is neither required nor saved. Every problem is reported, keyed by the field name.
  */
 export async function planUpdate(
   body: Record<string, unknown>,
@@ -116,19 +116,24 @@ export async function planUpdate(
   stored: ResourceRecord,
   dialect: SqlDialect,
   errors: ErrorBag,
+  mode: 'create' | 'update' = 'update',
 ): Promise<UpdatePlan> {
   const byName = new Map(inputs.map((input) => [input.declaration.name, input]));
   for (const name of Object.keys(body))
-    if (!byName.has(name)) errors.add(name, `The field "${name}" cannot be updated.`);
+    if (!byName.has(name)) errors.add(name, `The field "${name}" cannot be ${mode}d.`);
   const merged: Record<string, unknown> = { ...stored, ...body };
   const values: Record<string, unknown> = {};
   for (const input of inputs) {
     const { declaration, column } = input;
     const { name } = declaration;
-    if (!Object.hasOwn(body, name)) continue;
-    if (!isVisible(declaration.visibleWhen, merged)) continue;
-    const value = body[name];
     const label = declaration.label ?? name;
+    if (!isVisible(declaration.visibleWhen, merged)) continue;
+    if (!Object.hasOwn(body, name)) {
+      // On create a required input must be there; an omitted optional one is the database's default.
+      if (mode === 'create' && declaration.required) errors.add(name, `The ${label} field is required.`);
+      continue;
+    }
+    const value = body[name];
     if (isEmpty(value)) {
       if (declaration.required) errors.add(name, `The ${label} field is required.`);
       else if (declaration.type !== 'password') values[column.name] = null;

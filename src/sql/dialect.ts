@@ -163,6 +163,18 @@ export interface SqlDialect {
    * index for it, so elsewhere the condition is expanded with a leading range term (FIELD-NOTES).
    */
   readonly rowValueKeyset: boolean;
+  /**
+   * `SELECT … FOR UPDATE` locks the row read until the transaction ends (PostgreSQL, MariaDB). SQLite
+   * has no such clause and needs none: its writes are serialized by the database's one writer.
+   */
+  readonly rowLocks: boolean;
+  /** Inserts one row and gives its primary key (RETURNING where the engine's driver returns it). */
+  insertRow(
+    db: DynamicDb,
+    table: string,
+    values: Record<string, unknown>,
+    primaryKey: string,
+  ): Promise<unknown>;
 
   /**
    * The meaning of an error the driver threw, or undefined for one that is not a refusal of the

@@ -147,6 +147,11 @@ export const mysql: SqlDialect = {
   refusal,
   nullsSortLargest: false,
   rowValueKeyset: false,
+  rowLocks: true,
+  // Kysely's MySQL adapter drops RETURNING rows; the driver's insertId is the generated key.
+  insertRow: async (db, table, values, primaryKey) =>
+    values[primaryKey] ??
+    Number((await db.insertInto(table).values(values).executeTakeFirstOrThrow()).insertId),
   bindBoolean: (value) => (value ? 1 : 0),
   // DATETIME(3) literal form: MariaDB does not read the trailing `Z`.
   bindDatetime: (iso) => iso.replace('T', ' ').replace('Z', ''),

@@ -132,6 +132,9 @@ export const postgres: SqlDialect = {
   refusal: async (error) => refusal(error),
   nullsSortLargest: true,
   rowValueKeyset: true,
+  rowLocks: true,
+  insertRow: async (db, table, values, primaryKey) =>
+    (await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow())[primaryKey],
   bindBoolean: (value) => value,
   bindDatetime: (iso) => iso,
   nativeDatetimeIsText: false,

@@ -70,6 +70,9 @@ export const sqlite: SqlDialect = {
   // better-sqlite3 binds no booleans; SQLite stores them as 0/1.
   nullsSortLargest: false,
   rowValueKeyset: false,
+  rowLocks: false,
+  insertRow: async (db, table, values, primaryKey) =>
+    (await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow())[primaryKey],
   bindBoolean: (value) => (value ? 1 : 0),
   bindDatetime: (iso) => spaceText(iso),
   nativeDatetimeIsText: true,
