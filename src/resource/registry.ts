@@ -149,8 +149,8 @@ export function resolveResources(
       scope: definition.scope,
       versionColumn: definition.versionColumn,
     });
-    const version = definition.versionColumn && columns.get(definition.versionColumn);
-    if (definition.versionColumn && (!version || version.type !== 'integer' || version.hidden))
+    const version = definition.versionColumn ? columns.get(definition.versionColumn) : undefined;
+    if (definition.versionColumn && (version?.type !== 'integer' || version.hidden))
       throw new ConfigurationError(
         `Resource "${definition.name}": versionColumn "${definition.versionColumn}" must be a visible integer column.`,
       );
