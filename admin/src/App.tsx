@@ -1,7 +1,9 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { fetchIndex, fetchSchema, type ResourceEntry, type SchemaDocument } from '../../src/client/index.js';
-import { emptyListState, type ListState, ListView } from './ListView.js';
-import { RecordView } from './RecordView.js';
+import { ListView } from './ListView.js';
+import { takeNotice, useGuardedHash } from './navigation.js';
+import { CreateView, RecordView } from './RecordView.js';
+import { hrefFor, listHref, parseHash } from './routes.js';
 import {
   clientOptions,
   type Session,
@@ -10,26 +12,16 @@ import {
   TokenControl,
   unauthorizedMessage,
 } from './session.js';
-import { ErrorBox, errorText, hrefFor, Loading } from './ui.js';
+import { ErrorBox, errorText, Loading } from './ui.js';
 
 interface AdminConfig {
   apiPrefix?: string;
 }
 
-/** `#/<resource path>[/<id>[/edit]]`. */
-interface Route {
-  path?: string;
-  id?: string;
-  edit: boolean;
-}
-
-function parseHash(hash: string): Route {
-  const [path, id, edit] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
-  return { ...(path ? { path } : {}), ...(id ? { id } : {}), edit: edit === 'edit' };
-}
-
 export function App() {
-  const [route, setRoute] = useState(() => parseHash(window.location.hash));
+  const { location, dialog } = useGuardedHash();
+  const route = useMemo(() => parseHash(location.hash), [location]);
+  const [notice, setNotice] = useState<string>();
   const [apiPrefix, setApiPrefix] = useState<string>();
   // A new object on every sign-in, even with the same token: what depends on it loads again.
   const [auth, setAuth] = useState(() => ({ token: storedToken() }));
@@ -37,8 +29,9 @@ export function App() {
   const [index, setIndex] = useState<ResourceEntry[]>();
   const [indexError, setIndexError] = useState<string>();
   const [schemas, setSchemas] = useState<Record<string, SchemaDocument | { error: string }>>({});
-  // The list state of each resource survives visits to its records.
-  const [lists, setLists] = useState<Record<string, ListState>>({});
+  // The list a record was opened from, by resource: its page's back link returns to those filters.
+  const lists = useRef(new Map<string, string>());
+  if (route.path && route.view === 'list') lists.current.set(route.path, route.search);
 
   const session = useMemo<Session>(
     () => ({
@@ -61,11 +54,7 @@ export function App() {
     setSchemas({});
   };
 
-  useEffect(() => {
-    const onHash = () => setRoute(parseHash(window.location.hash));
-    window.addEventListener('hashchange', onHash);
-    return () => window.removeEventListener('hashchange', onHash);
-  }, []);
+  useEffect(() => setNotice(takeNotice(location.hash)), [location]);
 
   useEffect(() => {
     // The service says where its API is (`/admin/config.json`); the Vite dev server has no such file.
@@ -108,9 +97,10 @@ export function App() {
     return () => controller.abort();
   }, [entry, schemas, options, report]);
 
+  // Record pages name their record themselves.
   useEffect(() => {
-    document.title = entry ? `${entry.title} · Admin` : 'Admin';
-  }, [entry]);
+    if (route.view === 'list' || !entry) document.title = entry ? `${entry.title} · Admin` : 'Admin';
+  }, [entry, route.view]);
 
   let main: React.ReactNode;
   if (indexError) main = <ErrorBox message={`Could not load the resources: ${indexError}`} />;
@@ -119,26 +109,25 @@ export function App() {
   else if (!entry) main = <ErrorBox message={`There is no resource "${route.path}".`} />;
   else if (!schema) main = <Loading />;
   else if ('error' in schema) main = <ErrorBox message={`Could not load the schema: ${schema.error}`} />;
-  else if (route.id !== undefined)
-    main = (
-      <RecordView
-        key={`${entry.path}/${route.id}`}
-        entry={entry}
-        schema={schema}
-        id={route.id}
-        edit={route.edit}
-      />
-    );
-  else
-    main = (
-      <ListView
-        key={entry.path}
-        entry={entry}
-        schema={schema}
-        state={lists[entry.path] ?? emptyListState(schema)}
-        onState={(state) => setLists((all) => ({ ...all, [entry.path]: state }))}
-      />
-    );
+  else {
+    const backHref = listHref(entry.path, lists.current.get(entry.path));
+    if (route.view === 'new')
+      main = <CreateView key={entry.path} entry={entry} schema={schema} backHref={backHref} />;
+    else if (route.id !== undefined)
+      main = (
+        <RecordView
+          key={`${entry.path}/${route.id}`}
+          entry={entry}
+          schema={schema}
+          index={index}
+          id={route.id}
+          edit={route.view === 'edit'}
+          backHref={backHref}
+        />
+      );
+    else
+      main = <ListView key={entry.path} entry={entry} schema={schema} index={index} search={route.search} />;
+  }
 
   return (
     <SessionContext.Provider value={session}>
@@ -159,7 +148,15 @@ export function App() {
           </nav>
           <TokenControl token={auth.token} onToken={changeToken} problem={tokenProblem} />
         </header>
-        <main>{main}</main>
+        <main>
+          {notice && (
+            <p className="success" role="status" data-testid="notice">
+              {notice}
+            </p>
+          )}
+          {main}
+        </main>
+        {dialog}
       </div>
     </SessionContext.Provider>
   );

@@ -1,70 +1,48 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import {
-  type FilterLeaf,
-  type FilterNode,
   fetchList,
   isLengthAware,
-  type ListQuery,
   type ListResponse,
   listUrl,
   type RecordData,
   type ResourceEntry,
+  restoreRecord,
   type SchemaDocument,
 } from '../../src/client/index.js';
 import { FilterPanel } from './FilterPanel.js';
-import { type Condition, toLeaf } from './filters.js';
 import { Cell } from './format.js';
+import { go } from './navigation.js';
+import {
+  can,
+  canCreate,
+  canEdit,
+  deletedAt,
+  includedRelations,
+  recordLabel,
+  recordNoun,
+  relatedRecord,
+} from './records.js';
+import {
+  hrefFor,
+  type ListState,
+  listHref,
+  listQuery,
+  listSearch,
+  listStateFromSearch,
+  newHref,
+} from './routes.js';
 import { unauthorizedMessage, useSession } from './session.js';
-import { ErrorBox, errorText, hrefFor, Loading, shownRecords } from './ui.js';
+import { ErrorBox, errorText, Loading } from './ui.js';
 
-export interface ListState {
-  tab: string | undefined;
-  /** `key` or `-key`. */
-  sort: string | undefined;
-  search: string;
-  conditions: Condition[];
-  trashed: boolean;
-  page: number;
-}
+/** The page sizes offered; the service's own default maximum is 100. */
+const PAGE_SIZES = [10, 15, 25, 50, 100];
 
-export function emptyListState(schema: SchemaDocument): ListState {
-  return {
-    tab: schema.table.tabs[0]?.key,
-    sort: undefined,
-    search: '',
-    conditions: [],
-    trashed: false,
-    page: 1,
-  };
-}
-
-/** A tab's filter (written like defaultFilters) as leaves. */
-function tabLeaves(filter: SchemaDocument['table']['tabs'][number]['filter']): FilterLeaf[] {
-  const leaves: FilterLeaf[] = [];
-  for (const [name, value] of Object.entries(filter)) {
-    if (typeof value === 'object')
-      for (const [op, operand] of Object.entries(value))
-        leaves.push({ name, op: op as FilterLeaf['op'] & string, value: operand });
-    else leaves.push({ name, value });
-  }
-  return leaves;
-}
-
-export function listQuery(schema: SchemaDocument, state: ListState): ListQuery {
-  const filter: FilterNode[] = [];
-  const tab = schema.table.tabs.find((candidate) => candidate.key === state.tab);
-  if (tab) filter.push(...tabLeaves(tab.filter));
-  for (const condition of state.conditions) {
-    const leaf = toLeaf(condition, schema);
-    if (leaf) filter.push(leaf);
-  }
-  if (state.trashed) filter.push({ name: 'trashed', value: true });
-  return {
-    filter,
-    ...(state.sort ? { sort: state.sort } : {}),
-    ...(state.search ? { search: state.search } : {}),
-    ...(state.page > 1 ? { page: state.page } : {}),
-  };
+function pageSizes(schema: SchemaDocument, current: number | undefined): number[] {
+  // A document that states the endpoint's limit (`table.perPage.max`) keeps the choice within it.
+  const max = (schema.table as { perPage?: { max?: number } }).perPage?.max ?? 100;
+  const sizes = new Set(PAGE_SIZES.filter((size) => size <= max));
+  if (current !== undefined) sizes.add(current);
+  return [...sizes].sort((a, b) => a - b);
 }
 
 type Loaded = { url: string; response: ListResponse<RecordData> } | { url: string; error: string };
@@ -72,31 +50,31 @@ type Loaded = { url: string; response: ListResponse<RecordData> } | { url: strin
 export function ListView({
   entry,
   schema,
-  state,
-  onState,
+  index,
+  search,
 }: {
   entry: ResourceEntry;
   schema: SchemaDocument;
-  state: ListState;
-  onState: (state: ListState) => void;
+  index: readonly ResourceEntry[];
+  /** The list state as the address holds it. */
+  search: string;
 }) {
   const { table } = schema;
+  const state = useMemo(() => listStateFromSearch(schema, search), [schema, search]);
   const query = listQuery(schema, state);
   const url = listUrl(entry.list, query);
   const [loaded, setLoaded] = useState<Loaded>();
+  const [reloads, setReloads] = useState(0);
+  const [notice, setNotice] = useState<string>();
   const [searchText, setSearchText] = useState(state.search);
   const [showFilters, setShowFilters] = useState(state.conditions.length > 0);
   const { options, report } = useSession();
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the URL and the token (options) say everything the request depends on
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the URL and the token (options) say everything the request depends on; `reloads` asks again after a restore
   useEffect(() => {
     const controller = new AbortController();
     fetchList(entry.list, query, { ...options, signal: controller.signal }).then(
-      (response) => {
-        for (const row of Array.isArray(response) ? response : response.data)
-          if (row.id !== undefined) shownRecords.set(`${entry.path}/${String(row.id)}`, row);
-        setLoaded({ url, response });
-      },
+      (response) => setLoaded({ url, response }),
       (error: unknown) => {
         if (controller.signal.aborted) return;
         report(error);
@@ -104,21 +82,58 @@ export function ListView({
       },
     );
     return () => controller.abort();
-  }, [url, options]);
+  }, [url, options, reloads]);
 
-  const update = (changes: Partial<ListState>) => onState({ ...state, page: 1, ...changes });
+  // Back, Forward or a link may change the search the box shows.
+  useEffect(() => setSearchText(state.search), [state.search]);
+
+  /** Every change is a new address: Back undoes it, and a reload or a shared link shows the same list. */
+  const show = (next: ListState) => {
+    setNotice(undefined);
+    go(listHref(entry.path, listSearch(schema, next)));
+  };
+  const update = (changes: Partial<ListState>) => show({ ...state, page: 1, ...changes });
+  const toPage = (page: number) => show({ ...state, page });
+
   const searchable = table.columns.some((column) => column.searchable);
   const loading = loaded?.url !== url;
   const response = loaded && 'response' in loaded ? loaded.response : undefined;
   const rows = response ? (Array.isArray(response) ? response : response.data) : [];
   const lengthAware = response && isLengthAware(response) ? response : undefined;
+  const current = lengthAware?.current_page ?? state.page;
+  const perPage = state.perPage ?? (response && !Array.isArray(response) ? response.per_page : undefined);
+  const relations = includedRelations(
+    schema,
+    table.columns.map((column) => column.key),
+  );
+  const noun = recordNoun(schema);
+  const editable = canEdit(schema);
+  const restorable = can(schema, 'restore');
 
   const toggleSort = (key: string) => update({ sort: state.sort === key ? `-${key}` : key });
+
+  const restore = async (row: RecordData) => {
+    const id = String(row.id);
+    try {
+      await restoreRecord(schema.form.endpoint, id, options);
+      setNotice(`Restored ${recordLabel(schema, row, id)}.`);
+      setReloads((count) => count + 1);
+    } catch (error) {
+      report(error);
+      setNotice(undefined);
+      setLoaded({ url, error: unauthorizedMessage(error) ?? errorText(error) });
+    }
+  };
 
   return (
     <section aria-labelledby="list-title">
       <div className="list-head">
         <h2 id="list-title">{table.title}</h2>
+        {canCreate(schema) && (
+          <a href={newHref(entry.path)} className="button primary" data-testid="new-record">
+            New {noun}
+          </a>
+        )}
         {searchable && (
           <form
             className="search"
@@ -184,12 +199,19 @@ export function ListView({
 
       {showFilters && (
         <FilterPanel
+          // The applied conditions come from the address: Back or a link starts a fresh draft.
+          key={JSON.stringify(state.conditions.map(({ id: _, ...condition }) => condition))}
           schema={schema}
           applied={state.conditions}
           onApply={(conditions) => update({ conditions })}
         />
       )}
 
+      {notice && (
+        <p className="success" role="status" data-testid="list-notice">
+          {notice}
+        </p>
+      )}
       {loaded && 'error' in loaded && !loading && <ErrorBox message={loaded.error} />}
       {loading && <Loading />}
 
@@ -225,25 +247,59 @@ export function ListView({
             </tr>
           </thead>
           <tbody>
-            {rows.map((row, index) => {
-              const id = row.id;
+            {rows.map((row, position) => {
+              const id = row.id === undefined || row.id === null ? undefined : String(row.id);
+              const deleted = deletedAt(schema, row) !== undefined;
+              const label = id === undefined ? '' : recordLabel(schema, row, id);
               return (
-                <tr key={String(id ?? index)} data-testid="record-row">
-                  {table.columns.map((column) => (
-                    <td key={column.key} data-column={column.key}>
-                      <Cell
-                        value={row[column.key]}
-                        type={column.type}
-                        colorMap={column.formatOptions.colorMap}
-                      />
-                    </td>
-                  ))}
+                <tr
+                  key={id ?? position}
+                  data-testid="record-row"
+                  data-deleted={deleted ? 'true' : undefined}
+                  className={deleted ? 'deleted' : undefined}
+                >
+                  {table.columns.map((column) => {
+                    const relation = relations.find((candidate) => candidate.key === column.key);
+                    const related = relation ? relatedRecord(relation, row, index) : undefined;
+                    return (
+                      <td key={column.key} data-column={column.key}>
+                        {related ? (
+                          related.href ? (
+                            <a href={related.href}>{related.text}</a>
+                          ) : (
+                            related.text
+                          )
+                        ) : (
+                          <Cell
+                            value={row[column.key]}
+                            type={column.type}
+                            colorMap={column.formatOptions.colorMap}
+                          />
+                        )}
+                      </td>
+                    );
+                  })}
                   <td className="actions">
+                    {deleted && <span className="badge badge-red">Deleted</span>}{' '}
                     {id !== undefined && (
                       <>
-                        <a href={hrefFor(entry.path, String(id))}>View</a>{' '}
-                        {schema.form.inputs.length > 0 && (
-                          <a href={hrefFor(entry.path, String(id), true)}>Edit</a>
+                        <a href={hrefFor(entry.path, id)} aria-label={`View ${label}`}>
+                          View
+                        </a>{' '}
+                        {editable && !deleted && (
+                          <a href={hrefFor(entry.path, id, true)} aria-label={`Edit ${label}`}>
+                            Edit
+                          </a>
+                        )}
+                        {restorable && deleted && (
+                          <button
+                            type="button"
+                            className="link"
+                            aria-label={`Restore ${label}`}
+                            onClick={() => void restore(row)}
+                          >
+                            Restore
+                          </button>
                         )}
                       </>
                     )}
@@ -267,22 +323,65 @@ export function ListView({
           <button
             type="button"
             disabled={loading || !response.prev_page_url}
-            onClick={() => onState({ ...state, page: state.page - 1 })}
+            onClick={() => toPage(current - 1)}
           >
             Previous
+          </button>
+          {lengthAware && (
+            <ul className="pages">
+              {lengthAware.links.map((link, position) => {
+                // The envelope's own window of page numbers (Laravel's), its gaps as "…".
+                const page = /^\d+$/.test(link.label) ? Number(link.label) : undefined;
+                if (page === undefined)
+                  return link.label === '...' ? (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: a gap has no identity but its place
+                    <li key={`gap-${position}`} className="gap" aria-hidden="true">
+                      …
+                    </li>
+                  ) : null;
+                return (
+                  <li key={page}>
+                    <button
+                      type="button"
+                      className="page"
+                      aria-label={`Page ${page}`}
+                      aria-current={link.active ? 'page' : undefined}
+                      disabled={loading}
+                      onClick={() => toPage(page)}
+                    >
+                      {page}
+                    </button>
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+          <button
+            type="button"
+            disabled={loading || !response.next_page_url}
+            onClick={() => toPage(current + 1)}
+          >
+            Next
           </button>
           <span data-testid="page-info">
             {lengthAware
               ? `Page ${lengthAware.current_page} of ${lengthAware.last_page} · ${lengthAware.total} records`
               : `${rows.length} records`}
           </span>
-          <button
-            type="button"
-            disabled={loading || !response.next_page_url}
-            onClick={() => onState({ ...state, page: state.page + 1 })}
-          >
-            Next
-          </button>
+          <label className="inline per-page">
+            Per page
+            <select
+              data-testid="per-page"
+              value={perPage === undefined ? '' : String(perPage)}
+              onChange={(event) => update({ perPage: Number(event.target.value) })}
+            >
+              {pageSizes(schema, perPage).map((size) => (
+                <option key={size} value={String(size)}>
+                  {size}
+                </option>
+              ))}
+            </select>
+          </label>
         </nav>
       )}
 

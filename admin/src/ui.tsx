@@ -1,12 +1,3 @@
-import type { RecordData } from '../../src/client/index.js';
-
-/** The rows the lists showed last, by `<path>/<id>`: the record of an endpoint that cannot filter by id. */
-export const shownRecords = new Map<string, RecordData>();
-
-export function hrefFor(path: string, id?: string | number, edit = false): string {
-  return `#/${encodeURIComponent(path)}${id !== undefined ? `/${encodeURIComponent(String(id))}` : ''}${edit ? '/edit' : ''}`;
-}
-
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -25,4 +16,10 @@ export function ErrorBox({ message }: { message: string }) {
       {message}
     </div>
   );
+}
+
+/** `department` → "Department", `created_at` → "Created at" (the service's own labels). */
+export function labelFor(key: string): string {
+  const words = key.replace(/[._*]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }

@@ -2,11 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { endpoints } from '../../examples/demo/endpoints.js';
 import { resources } from '../../examples/demo/resources.js';
 import {
+  ApiError,
   buildListQuery,
+  createRecord,
+  deleteRecord,
   type FilterOperator,
   type FilterValue,
+  fetchRecord,
   isVisible,
   type ListQuery,
+  patchRecord,
+  recordUrl,
+  restoreRecord,
 } from '../../src/client/index.js';
 import { authorize } from '../../src/plan/authorize.js';
 import { encodeCursor } from '../../src/plan/cursor.js';
@@ -221,5 +228,140 @@ describe('isVisible', () => {
   it('is the server module', () => {
     expect(isVisible).toBe(serverIsVisible);
     expect(isVisible({ field: 'status', operator: '!==', is: 'banned' }, { status: 'banned' })).toBe(false);
+  });
+});
+
+/** A fetch that records each request and answers from a list, in order. */
+function fakeFetch(...answers: (() => Response)[]) {
+  const calls: { url: string; method: string; headers: Record<string, string>; body: unknown }[] = [];
+  const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    calls.push({
+      url: String(input),
+      method: init?.method ?? 'GET',
+      headers: { ...(init?.headers as Record<string, string>) },
+      body: typeof init?.body === 'string' ? JSON.parse(init.body) : init?.body,
+    });
+    const answer = answers.shift();
+    if (!answer) throw new Error(`unexpected request ${String(input)}`);
+    return answer();
+  };
+  return { fetch: fetch as typeof globalThis.fetch, calls };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) => () =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+const envelope = (message: string, errors: Record<string, string[]>) => ({ message, errors });
+
+describe('records API client', () => {
+  const base = { baseUrl: 'http://127.0.0.1:3000/', headers: { authorization: 'Bearer t' } };
+
+  it('builds record URLs with the id percent-encoded', () => {
+    expect(recordUrl('/api/users/', 42)).toBe('/api/users/42');
+    expect(recordUrl('/api/files', 'a/b c', { baseUrl: 'https://x.test/' })).toBe(
+      'https://x.test/api/files/a%2Fb%20c',
+    );
+  });
+
+  it('reads one record with its ETag, include, count and trashed', async () => {
+    const { fetch, calls } = fakeFetch(json(200, { id: 42, name: 'Ana' }, { etag: '"abc"' }));
+    const result = await fetchRecord(
+      '/api/users',
+      42,
+      { include: ['department'], count: 'posts', trashed: true },
+      { ...base, fetch },
+    );
+    expect(result).toEqual({ record: { id: 42, name: 'Ana' }, etag: '"abc"' });
+    expect(calls[0]?.url).toBe(
+      'http://127.0.0.1:3000/api/users/42?filter[trashed]=true&include=department&count=posts',
+    );
+    expect(calls[0]?.headers).toEqual({ accept: 'application/json', authorization: 'Bearer t' });
+  });
+
+  it('reads without a query string when nothing is asked, and throws the 404 envelope', async () => {
+    const { fetch, calls } = fakeFetch(json(404, envelope('No users record with this id.', { id: ['x'] })));
+    const error = await fetchRecord('/api/users', 7, { include: [] }, { fetch }).catch((e: unknown) => e);
+    expect(calls[0]?.url).toBe('/api/users/7');
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 404, envelope: { errors: { id: ['x'] } } });
+  });
+
+  it('creates: 201 with the record, ETag and Location; 422 and 409 as refusals keyed by field', async () => {
+    const { fetch, calls } = fakeFetch(
+      json(201, { id: 9, name: 'Zoë' }, { etag: '"v1"', location: '/api/users/9' }),
+      json(422, envelope('The email field is required.', { email: ['The email field is required.'] })),
+      json(409, envelope('The email has already been taken.', { email: ['taken'] })),
+    );
+    expect(await createRecord('/api/users', { name: 'Zoë' }, { ...base, fetch })).toEqual({
+      ok: true,
+      record: { id: 9, name: 'Zoë' },
+      etag: '"v1"',
+      location: '/api/users/9',
+    });
+    expect(calls[0]).toMatchObject({
+      url: 'http://127.0.0.1:3000/api/users',
+      method: 'POST',
+      body: { name: 'Zoë' },
+      headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+    });
+    expect(await createRecord('/api/users', {}, { fetch })).toEqual({
+      ok: false,
+      status: 422,
+      message: 'The email field is required.',
+      errors: { email: ['The email field is required.'] },
+    });
+    expect(await createRecord('/api/users', {}, { fetch })).toMatchObject({ ok: false, status: 409 });
+  });
+
+  it('sends If-Match on PATCH, returns the new ETag, and a 412 as a refusal', async () => {
+    const stale = envelope('The record has changed since you read it.', { record: ['changed'] });
+    const { fetch, calls } = fakeFetch(
+      json(200, { id: 1, score: 5 }, { etag: '"new"' }),
+      json(412, stale),
+      json(200, { id: 1, score: 6 }),
+    );
+    expect(await patchRecord('/api/users', 1, { score: 5 }, { fetch, ifMatch: '"old"' })).toEqual({
+      ok: true,
+      record: { id: 1, score: 5 },
+      etag: '"new"',
+    });
+    expect(calls[0]?.headers['if-match']).toBe('"old"');
+    expect(calls[0]?.method).toBe('PATCH');
+    expect(await patchRecord('/api/users', 1, { score: 6 }, { fetch, ifMatch: '"old"' })).toEqual({
+      ok: false,
+      status: 412,
+      ...stale,
+    });
+    const blind = await patchRecord('/api/users', 1, { score: 6 }, { fetch });
+    expect(blind).toEqual({ ok: true, record: { id: 1, score: 6 }, etag: undefined });
+    expect(calls[2]?.headers).not.toHaveProperty('if-match');
+  });
+
+  it('deletes with If-Match: 204 ok, 412 and 409 refused, 405 thrown', async () => {
+    const { fetch, calls } = fakeFetch(
+      () => new Response(null, { status: 204 }),
+      json(412, envelope('changed', { record: ['changed'] })),
+      json(409, envelope('Other records refer to it.', { record: ['refer'] })),
+      json(405, envelope('DELETE is not enabled here.', {}), { allow: 'GET, HEAD, PATCH' }),
+    );
+    expect(await deleteRecord('/api/users', 3, { fetch, ifMatch: '"e"' })).toEqual({ ok: true });
+    expect(calls[0]).toMatchObject({ url: '/api/users/3', method: 'DELETE', body: undefined });
+    expect(calls[0]?.headers['if-match']).toBe('"e"');
+    expect(calls[0]?.headers).not.toHaveProperty('content-type');
+    expect(await deleteRecord('/api/users', 3, { fetch, ifMatch: '"e"' })).toMatchObject({ status: 412 });
+    expect(await deleteRecord('/api/users', 3, { fetch })).toMatchObject({ ok: false, status: 409 });
+    await expect(deleteRecord('/api/users', 3, { fetch })).rejects.toMatchObject({ status: 405 });
+  });
+
+  it('restores with POST <id>/restore and returns the record with its ETag', async () => {
+    const { fetch, calls } = fakeFetch(
+      json(200, { id: 3, deleted_at: null }, { etag: '"r"' }),
+      json(404, envelope('No users record with this id.', { id: ['x'] })),
+    );
+    expect(await restoreRecord('/api/users', 3, { ...base, fetch })).toEqual({
+      record: { id: 3, deleted_at: null },
+      etag: '"r"',
+    });
+    expect(calls[0]).toMatchObject({ url: 'http://127.0.0.1:3000/api/users/3/restore', method: 'POST' });
+    await expect(restoreRecord('/api/users', 3, { fetch })).rejects.toBeInstanceOf(ApiError);
   });
 });
