@@ -248,8 +248,13 @@ function fakeFetch(...answers: (() => Response)[]) {
   return { fetch: fetch as typeof globalThis.fetch, calls };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => () =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  () =>
+    new Response(JSON.stringify(body), {
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+    });
 const envelope = (message: string, errors: Record<string, string[]>) => ({ message, errors });
 
 describe('records API client', () => {
