@@ -260,7 +260,10 @@ export function recordRoutes(
       const written = Object.keys(planned.values);
       return transaction(
         async (trx) => {
-          const id = await dialect.insertRow(trx, resource.table, planned.values, resource.primaryKey);
+          const version = resource.versionColumn;
+          const values =
+            version && !(version in planned.values) ? { ...planned.values, [version]: 1 } : planned.values;
+          const id = await dialect.insertRow(trx, resource.table, values, resource.primaryKey);
           // The row as written must be one this context can see (its tenant, say), or nothing is kept.
           const stored = await findRecord(id, call.ctx, trx);
           if (!stored) throw new Rollback(outOfReach(written));
@@ -291,7 +294,10 @@ export function recordRoutes(
             .updateTable(`${resource.table} as t0`)
             .set((eb: DynamicExpressionBuilder) => ({
               ...planned.values,
-              ...(version ? { [version]: eb(eb.ref(`t0.${version}`), '+', 1) } : {}),
+              // A NULL version (a row written before versioning) becomes 1: the ETag must change.
+              ...(version
+                ? { [version]: eb(eb.fn.coalesce(eb.ref(`t0.${version}`), eb.lit(0)), '+', 1) }
+                : {}),
             }))
             .where((eb: DynamicExpressionBuilder) =>
               eb.and([

@@ -79,6 +79,8 @@ export async function createService<Ctx = unknown>(
   };
   /** `<base>/:id` and `<base>/:id/restore`, by base path (the list's, and the form's when it differs). */
   const byId = new Map<string, RecordTarget>();
+  /** Every list path, served or not: a request there is the service's (405 when nothing is enabled). */
+  const listPaths = new Set<string>();
 
   // What each resource's schema says of its records, for the relations of the others' documents.
   const schemaOf = new Map<string, { path: string; title: string | null }>();
@@ -97,12 +99,14 @@ export async function createService<Ctx = unknown>(
     const { list, one } = listHandlers(endpoint, connection);
     const records = recordRoutes(endpoint, connection, prefix, relationsOf(endpoint, schemaOf));
     const may = (action: Action, ctx: unknown) => requireAccess(policy, action, resource, ctx, identified);
+    listPaths.add(path);
+    route(path, 0);
     if (endpoint.actions.has('list'))
       serve(path, 'GET', async (request, ctx, rawQuery) => {
         await may('list', ctx);
         return list({ rawQuery, url: `${linkBase(config, request)}${path}`, ctx, signal: request.signal });
       });
-    else serve(path, 'GET', notEnabled);
+
     if (records.schemaPath) {
       withSchema.push({ endpoint, records });
       const documentPath = records.schemaPath;
@@ -205,6 +209,10 @@ export async function createService<Ctx = unknown>(
       const run = methods.get(method === 'HEAD' ? 'GET' : method);
       return run ?? (async () => methodNotAllowed([...methods.keys()]));
     }
+    if (listPaths.has(pathname)) {
+      // A list path whose list is not enabled (and no create there): only 405 remains.
+      return async () => methodNotAllowed([]);
+    }
     const restore = pathname.endsWith('/restore');
     const rest = restore ? pathname.slice(0, -'/restore'.length) : pathname;
     const cut = rest.lastIndexOf('/');
@@ -259,8 +267,6 @@ function methodNotAllowed(allow: readonly string[]): ServiceResponse {
   const message = `This method is not allowed here${verbs.length > 0 ? ` (allowed: ${verbs.join(', ')})` : ''}.`;
   return json(405, { message, errors: { method: [message] } }, { allow: verbs.join(', ') });
 }
-
-const notEnabled: Run = async () => methodNotAllowed([]);
 
 /** The parts of a request every write takes. */
 function writeCall(request: ServiceRequest, ctx: unknown): WriteCall {

@@ -25,6 +25,7 @@ const constraintErrnos: Record<number, Exclude<Refusal['kind'], 'unavailable'>> 
   1451: 'foreign-key', // ER_ROW_IS_REFERENCED_2
   1452: 'foreign-key', // ER_NO_REFERENCED_ROW_2
   1048: 'not-null', // ER_BAD_NULL_ERROR
+  1364: 'not-null', // ER_NO_DEFAULT_FOR_FIELD: a NOT NULL column without a default left out of an insert
   1406: 'too-long', // ER_DATA_TOO_LONG
   1264: 'out-of-range', // ER_WARN_DATA_OUT_OF_RANGE
   4025: 'check', // ER_CONSTRAINT_FAILED (MariaDB)
@@ -51,7 +52,9 @@ async function refusal(error: unknown, db: DynamicDb, table?: string): Promise<R
   if (!kind) return undefined;
   // "Column 'name' cannot be null", "Data too long for column 'name'", "… FOREIGN KEY (`department_id`) …"
   const named =
-    /column '([^']+)'/i.exec(sqlMessage)?.[1] ?? /FOREIGN KEY \(`([^`]+)`\)/.exec(sqlMessage)?.[1];
+    /column '([^']+)'/i.exec(sqlMessage)?.[1] ??
+    /^Field '([^']+)'/.exec(sqlMessage)?.[1] ??
+    /FOREIGN KEY \(`([^`]+)`\)/.exec(sqlMessage)?.[1];
   if (named) return { kind, columns: [named] };
   // "Duplicate entry 'x' for key 'users_email_index'" names the index only: its columns are in the catalog.
   const index = /for key '(?:[^'.]*\.)?([^']+)'/.exec(sqlMessage)?.[1];

@@ -134,7 +134,16 @@ export const postgres: SqlDialect = {
   rowValueKeyset: true,
   rowLocks: true,
   insertRow: async (db, table, values, primaryKey) =>
-    (await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow())[primaryKey],
+    Object.keys(values).length === 0
+      ? // Kysely writes `() values ()` for an empty row, which this engine refuses.
+        (
+          await sql<
+            Record<string, unknown>
+          >`insert into ${sql.table(table)} default values returning ${sql.ref(primaryKey)}`.execute(db)
+        ).rows[0]?.[primaryKey]
+      : (await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow())[
+          primaryKey
+        ],
   bindBoolean: (value) => value,
   bindDatetime: (iso) => iso,
   nativeDatetimeIsText: false,

@@ -72,7 +72,16 @@ export const sqlite: SqlDialect = {
   rowValueKeyset: false,
   rowLocks: false,
   insertRow: async (db, table, values, primaryKey) =>
-    (await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow())[primaryKey],
+    Object.keys(values).length === 0
+      ? // Kysely writes `() values ()` for an empty row, which this engine refuses.
+        (
+          await sql<
+            Record<string, unknown>
+          >`insert into ${sql.table(table)} default values returning ${sql.ref(primaryKey)}`.execute(db)
+        ).rows[0]?.[primaryKey]
+      : (await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow())[
+          primaryKey
+        ],
   bindBoolean: (value) => (value ? 1 : 0),
   bindDatetime: (iso) => spaceText(iso),
   nativeDatetimeIsText: true,
