@@ -1,4 +1,4 @@
-import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
+import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 
 /** Kysely over a schema known only at run time (tables come from resource definitions). */
 // biome-ignore lint/suspicious/noExplicitAny: the database schema is described by resource definitions, not by types.
@@ -236,4 +236,24 @@ export function escapeLike(value: string): string {
 /** `$."a"."b"`: the JSONPath of MariaDB and SQLite. Keys are restricted to word characters upstream. */
 export function jsonPathString(path: readonly string[]): string {
   return `$${path.map((key) => `."${key}"`).join('')}`;
+}
+
+/**
+ * `insertRow` for engines whose driver returns RETURNING rows (PostgreSQL, SQLite). Kysely writes
+ * `() values ()` for an empty row, which both refuse: that one is `DEFAULT VALUES`.
+ */
+export async function insertReturning(
+  db: DynamicDb,
+  table: string,
+  values: Record<string, unknown>,
+  primaryKey: string,
+): Promise<unknown> {
+  if (Object.keys(values).length > 0)
+    return (await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow())[
+      primaryKey
+    ];
+  const inserted = await sql<
+    Record<string, unknown>
+  >`insert into ${sql.table(table)} default values returning ${sql.ref(primaryKey)}`.execute(db);
+  return inserted.rows[0]?.[primaryKey];
 }

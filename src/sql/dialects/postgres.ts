@@ -1,6 +1,13 @@
 import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
-import { networkErrorCodes, QueryCancelled, type Refusal, type SqlDialect, watchRun } from '../dialect.js';
+import {
+  insertReturning,
+  networkErrorCodes,
+  QueryCancelled,
+  type Refusal,
+  type SqlDialect,
+  watchRun,
+} from '../dialect.js';
 
 // Dates and timestamps are read as text so that no value passes through the process time zone and
 // microseconds survive; int8 (count(*)) is read as a number.
@@ -133,17 +140,7 @@ export const postgres: SqlDialect = {
   nullsSortLargest: true,
   rowValueKeyset: true,
   rowLocks: true,
-  insertRow: async (db, table, values, primaryKey) =>
-    Object.keys(values).length === 0
-      ? // Kysely writes `() values ()` for an empty row, which this engine refuses.
-        (
-          await sql<
-            Record<string, unknown>
-          >`insert into ${sql.table(table)} default values returning ${sql.ref(primaryKey)}`.execute(db)
-        ).rows[0]?.[primaryKey]
-      : (await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow())[
-          primaryKey
-        ],
+  insertRow: insertReturning,
   bindBoolean: (value) => value,
   bindDatetime: (iso) => iso,
   nativeDatetimeIsText: false,

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
-import { jsonPathString, type Refusal, type Row, type SqlDialect } from '../dialect.js';
+import { insertReturning, jsonPathString, type Refusal, type Row, type SqlDialect } from '../dialect.js';
 import { spaceText } from '../storage.js';
 
 const extract = (column: unknown, path: readonly string[]) =>
@@ -71,17 +71,7 @@ export const sqlite: SqlDialect = {
   nullsSortLargest: false,
   rowValueKeyset: false,
   rowLocks: false,
-  insertRow: async (db, table, values, primaryKey) =>
-    Object.keys(values).length === 0
-      ? // Kysely writes `() values ()` for an empty row, which this engine refuses.
-        (
-          await sql<
-            Record<string, unknown>
-          >`insert into ${sql.table(table)} default values returning ${sql.ref(primaryKey)}`.execute(db)
-        ).rows[0]?.[primaryKey]
-      : (await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow())[
-          primaryKey
-        ],
+  insertRow: insertReturning,
   bindBoolean: (value) => (value ? 1 : 0),
   bindDatetime: (iso) => spaceText(iso),
   nativeDatetimeIsText: true,
