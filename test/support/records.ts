@@ -10,7 +10,7 @@ import type { DialectName } from '../../src/sql/dialect.js';
 import { dropDatabase, freshDatabase } from './databases.js';
 import { insertFixture } from './fixture.js';
 import { startHost } from './hosts.js';
-import { editorContext, type TestService } from './service.js';
+import { attach, editorContext, type TestService } from './service.js';
 
 /** Who asks, in the records suites: the editor unless the `x-test-role` header names another role. */
 export interface RecordsContext {
@@ -179,13 +179,7 @@ export function useRecordsService(
       conn,
     );
     close = () => started.close();
-    if (started.fastify) context.app = started.fastify;
-    context.inject = (options) => started.inject(options);
-    context.get = async (url, headers) => {
-      const response = await started.inject({ method: 'GET', url, ...(headers && { headers }) });
-      const isJson = String(response.headers['content-type'] ?? '').startsWith('application/json');
-      return { status: response.statusCode, body: isJson ? response.json() : response.body };
-    };
+    attach(context, started);
   });
   afterAll(async () => {
     await close?.();

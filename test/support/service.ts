@@ -9,7 +9,14 @@ import type { Connection } from '../../src/sql/connect.js';
 import type { DialectName } from '../../src/sql/dialect.js';
 import { dialects, dropDatabase, freshDatabase } from './databases.js';
 import { insertFixture } from './fixture.js';
-import { type HostName, hostNames, type InjectOptions, type InjectResponse, startHost } from './hosts.js';
+import {
+  type Host,
+  type HostName,
+  hostNames,
+  type InjectOptions,
+  type InjectResponse,
+  startHost,
+} from './hosts.js';
 
 /**
  * Where a suite runs: every database through the standalone server, and every host adapter on SQLite
@@ -140,14 +147,7 @@ export function useService<Ctx = unknown>(
     context.conn = conn;
     const started = await startHost(host, config, conn);
     close = () => started.close();
-    if (started.fastify) context.app = started.fastify;
-    context.inject = (options) => started.inject(options);
-    context.get = async (url, headers) => {
-      const response = await started.inject({ method: 'GET', url, ...(headers && { headers }) });
-      // A path that is not the service's gets the host's own 404 (HTML from Express, text from Hono).
-      const isJson = String(response.headers['content-type'] ?? '').startsWith('application/json');
-      return { status: response.statusCode, body: isJson ? response.json() : response.body };
-    };
+    attach(context, started);
   });
   afterAll(async () => {
     await close?.();
@@ -176,4 +176,16 @@ export async function snapshot(conn: Connection): Promise<string> {
     parts.push(JSON.stringify(rows));
   }
   return parts.join('\n');
+}
+
+/** Points a test service's `app`, `inject` and `get` at a started host. */
+export function attach(context: TestService, started: Host): void {
+  if (started.fastify) context.app = started.fastify;
+  context.inject = (options) => started.inject(options);
+  context.get = async (url, headers) => {
+    const response = await started.inject({ method: 'GET', url, ...(headers && { headers }) });
+    // A path that is not the service's gets the host's own 404 (HTML from Express, text from Hono).
+    const isJson = String(response.headers['content-type'] ?? '').startsWith('application/json');
+    return { status: response.statusCode, body: isJson ? response.json() : response.body };
+  };
 }
