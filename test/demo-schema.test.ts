@@ -1,6 +1,8 @@
 import { type Expression, expressionBuilder, type SqlBool } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoContext } from '../examples/demo/auth.js';
+import { demoTokens } from '../examples/demo/auth.js';
+import demo from '../examples/demo/config.js';
 import { endpoints } from '../examples/demo/endpoints.js';
 import { posts, users } from '../examples/demo/resources.js';
 import {
@@ -18,6 +20,7 @@ import type {
   ResourceDefinition,
   ScopeCallback,
 } from '../src/resource/types.js';
+import { buildService } from '../src/server/standalone.js';
 import type { Connection } from '../src/sql/connect.js';
 import type { DialectName } from '../src/sql/dialect.js';
 import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
@@ -180,6 +183,51 @@ describe.each(dialects)('demo schema on %s', (dialect) => {
     expect(() => emailDomain({ eb, column: (name) => eb.ref(name), value: '%', ctx: undefined })).toThrow(
       FilterValueError,
     );
+  });
+
+  it('creates a user and a post through the demo service from their forms alone (timestamps default)', async () => {
+    const app = await buildService({ config: demo, connection: conn });
+    try {
+      const before = Date.now() - 60_000;
+      const post = (url: string, payload: Record<string, unknown>) =>
+        app.inject({
+          method: 'POST',
+          url,
+          headers: { authorization: `Bearer ${demoTokens.editor}` },
+          payload,
+        });
+      const user = await post('/api/users', {
+        name: 'Ana López',
+        email: 'ana.lopez@example.com',
+        status: 'active',
+        score: 7,
+        password: 'correct horse battery',
+      });
+      expect(user.statusCode, user.body).toBe(201);
+      const created = user.json<{ id: number; created_at: string; updated_at: string }>();
+      for (const stamp of [created.created_at, created.updated_at])
+        expect(Date.parse(stamp), stamp).toBeGreaterThan(before);
+      const article = await post('/api/posts', {
+        title: 'Created from the form',
+        body: 'Body',
+        status: 'draft',
+        user_id: created.id,
+      });
+      expect(article.statusCode, article.body).toBe(201);
+      const row = await conn.db
+        .selectFrom('posts')
+        .select(['user_id', 'created_at'])
+        .where('id', '=', article.json<{ id: number }>().id)
+        .executeTakeFirstOrThrow();
+      expect(Number(row.user_id)).toBe(created.id);
+      expect(normalize('datetime', row.created_at)).not.toBeNull();
+      // Without its author the form refuses the post, naming the field.
+      const orphan = await post('/api/posts', { title: 'x', body: 'y', status: 'draft' });
+      expect(orphan.statusCode).toBe(422);
+      expect(orphan.json<{ errors: Record<string, string[]> }>().errors).toHaveProperty('user_id');
+    } finally {
+      await app.close();
+    }
   });
 
   it('drops every table, and dropping again is harmless', async () => {

@@ -175,6 +175,8 @@ export const endpoints = [
             ],
           },
           { name: 'score', type: 'number', cols: 12, md: 6 },
+          // A post needs its author; the demo's tokens name a role, not a user, so the form asks.
+          { name: 'user_id', label: 'Author (user id)', type: 'number', required: true, cols: 12, md: 6 },
         ],
       },
     },

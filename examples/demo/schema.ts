@@ -22,6 +22,8 @@ interface Engine {
   tableOptions?: RawBuilder<unknown>;
   /** Moves a table's id generator past rows inserted with explicit ids. */
   syncIds?: (table: string) => RawBuilder<unknown>;
+  /** The insert time, in the column's own format: the default of the record timestamps. */
+  now: RawBuilder<unknown>;
 }
 
 /** Everything in the demo's DDL that differs between the databases. */
@@ -39,6 +41,7 @@ const engines: Record<DialectName, Engine> = {
       json: 'jsonb',
     },
     autoIncrement: false,
+    now: sql`now()`,
     syncIds: (table) =>
       sql`select setval(pg_get_serial_sequence(${table}, 'id'), max(id)) from ${sql.table(table)}`,
   },
@@ -57,6 +60,7 @@ const engines: Record<DialectName, Engine> = {
       json: 'json',
     },
     autoIncrement: true,
+    now: sql`current_timestamp(3)`,
     // Case-insensitive comparisons, as most MariaDB installations have them.
     tableOptions: sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_general_ci`,
   },
@@ -74,6 +78,7 @@ const engines: Record<DialectName, Engine> = {
       json: 'text',
     },
     autoIncrement: true,
+    now: sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`,
   },
 };
 
@@ -154,6 +159,21 @@ export function demoColumns(table: DemoTable): DemoColumn[] {
   });
 }
 
+/**
+ * Record timestamps the database fills on insert, so a create (the admin's, a data provider's) leaves
+ * them out. PATCH does not touch `updated_at` (README, "PATCH").
+ */
+const insertTimestamps = new Set(['created_at', 'updated_at']);
+
+/**
+ * Defaults for the NOT NULL columns a form may leave out (a hidden input is not stored). A user created
+ * without a password has an empty hash, which no password matches.
+ */
+const columnDefaults: Partial<Record<DemoTable, Record<string, string | number | boolean>>> = {
+  users: { score: 0, balance: 0, is_admin: false, password_hash: '' },
+  posts: { score: 0 },
+};
+
 /** Pivot tables: keyed by both columns, so a pair is stored once. */
 const primaryKeys: Partial<Record<DemoTable, string[]>> = {
   role_user: ['user_id', 'role_id'],
@@ -188,7 +208,12 @@ export async function createSchema(conn: Connection): Promise<void> {
       builder = builder.addColumn(name, engine.types[kind], (column) => {
         if (kind === 'id')
           return engine.autoIncrement ? column.primaryKey().autoIncrement() : column.primaryKey();
-        return nullable ? column : column.notNull();
+        if (nullable) return column;
+        const fallback = columnDefaults[table]?.[name];
+        if (fallback !== undefined) return column.notNull().defaultTo(fallback);
+        return kind === 'datetime' && insertTimestamps.has(name)
+          ? column.notNull().defaultTo(engine.now)
+          : column.notNull();
       });
       if (references)
         builder = builder.addForeignKeyConstraint(

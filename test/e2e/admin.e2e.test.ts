@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoTokens } from '../../examples/demo/auth.js';
@@ -26,31 +25,6 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const adminDir = resolve(root, 'admin/dist');
 const shots = resolve(root, 'test-artifacts/e2e');
 const docsShots = process.env.ADMIN_DOCS_SCREENSHOTS === '1';
-
-/**
- * The demo's users table gives no default to the NOT NULL timestamps its form leaves out, so a create
- * from the admin would be refused ("The created_at field is required."). Until the demo's DDL has them,
- * the table is made again (while still empty) from its own DDL with the current time as their default,
- * in the demo's ISO format. A column that already has a default is left as it is.
- */
-async function allowUserCreates(connection: Connection): Promise<void> {
-  const { db } = connection;
-  const found = await sql<{ sql: string }>`select sql from sqlite_master where name = 'users'`.execute(db);
-  let ddl = found.rows[0]?.sql ?? '';
-  for (const column of ['created_at', 'updated_at'])
-    ddl = ddl.replace(
-      new RegExp(`("${column}" [a-z]+ not null)(?! default)`),
-      `$1 default (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`,
-    );
-  const indexes = await sql<{ sql: string }>`select sql from sqlite_master
-    where type = 'index' and tbl_name = 'users' and sql is not null`.execute(db);
-  await sql`pragma foreign_keys = off`.execute(db);
-  await sql.raw(ddl.replace('"users"', '"users_rebuilt"')).execute(db);
-  await sql`drop table users`.execute(db);
-  await sql`alter table users_rebuilt rename to users`.execute(db);
-  for (const index of indexes.rows) await sql.raw(index.sql).execute(db);
-  await sql`pragma foreign_keys = on`.execute(db);
-}
 
 interface Page1<T> {
   data: T[];
@@ -117,7 +91,6 @@ describe('admin UI (Chromium)', () => {
     temp = mkdtempSync(join(tmpdir(), 'admin-e2e-'));
     connection = connect(`sqlite:${join(temp, 'demo.db')}`);
     await createSchema(connection);
-    await allowUserCreates(connection);
     await seedDemo(connection);
     // The demo's configuration as `npm start` serves it (its context hook and access rules); its
     // setup hook is not run: the database above is already seeded.
