@@ -56,6 +56,8 @@ export interface OneRecord {
 
 /** Parameters a read-one request may carry: the rest shape lists only. */
 const oneParams = new Set(['include', 'count']);
+/** The end of every refusal of a list-only parameter on a read-one request: it names what is used. */
+const ONE_ONLY = 'not used when reading one record (include, count and filter[trashed] are).';
 
 /**
  * The handlers of `GET <prefix>/<endpoint>` (parse → authorize → compile → execute → load → shape) and
@@ -107,19 +109,30 @@ export function listHandlers(
 
   const key = endpoint.resource.columns.get(endpoint.resource.primaryKey) as ResolvedColumn;
   /** The plan of one record: `include`, `count` and `filter[trashed]` as in a list, the key as the filter. */
-  const onePlan = (rawQuery: string, id: unknown): ListPlan => {
+  // Read-one plans are cached like the list's, before the key is added (authorize uses no defaults here).
+  const onePlans = new BoundedMap<string, ListPlan>(MAX_CACHED_PLANS);
+  const oneQueryPlan = (rawQuery: string): ListPlan => {
+    const cached = onePlans.get(rawQuery);
+    if (cached) return cached;
     const errors = new ErrorBag();
-    const request = parseListQuery(rawQuery, endpoint.limits, errors);
+    const request = parseListQuery(
+      rawQuery,
+      endpoint.limits,
+      errors,
+      (name) => `Unknown query parameter "${name}": it is ${ONE_ONLY}`,
+    );
     for (const name of Object.keys(request.params))
-      if (!oneParams.has(name))
-        errors.add(name, `The ${name} parameter is not used when reading one record.`);
+      if (!oneParams.has(name)) errors.add(name, `The ${name} parameter is ${ONE_ONLY}`);
     for (const field of request.filter.fields)
-      if (field.name !== 'trashed')
-        errors.add(`filter.${field.name}`, 'Only filter[trashed] is used when reading one record.');
-    if (request.filter.groups.length > 0)
-      errors.add('filter', 'Groups are not used when reading one record.');
+      if (field.name !== 'trashed') errors.add(`filter.${field.name}`, `This filter is ${ONE_ONLY}`);
+    if (request.filter.groups.length > 0) errors.add('filter', `Filter groups are ${ONE_ONLY}`);
     const plan = errors.isEmpty ? authorize(request, endpoint, errors, []) : undefined;
     if (!plan) throw new RequestError(422, errors.toEnvelope());
+    if (rawQuery.length <= MAX_CACHED_QUERY) onePlans.set(rawQuery, plan);
+    return plan;
+  };
+  const onePlan = (rawQuery: string, id: unknown): ListPlan => {
+    const plan = oneQueryPlan(rawQuery);
     const target: FieldTarget = {
       hops: [],
       column: key.name,

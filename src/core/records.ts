@@ -71,11 +71,14 @@ export function etagOf(resource: ResolvedResource, stored: ResourceRecord): stri
   return `"${createHash('sha1').update(JSON.stringify(stored)).digest('base64url')}"`;
 }
 
-/** Whether `If-Match` names this ETag (`*` matches any existing record; weak tags compare by value). */
+/**
+ * Whether `If-Match` names this ETag (`*` matches any existing record). RFC 9110 compares If-Match
+ * strongly: a weak tag (`W/"…"`) never matches, since it does not promise the same bytes.
+ */
 function matches(ifMatch: string, etag: string): boolean {
   return ifMatch
     .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .map((tag) => tag.trim())
     .some((tag) => tag === '*' || tag === etag);
 }
 

@@ -50,7 +50,16 @@ function limitMessage(error: Error, limits: Limits): [string, string] {
  * Query string → ListRequest. Checks shapes only (which parameters, nesting, repetition); what the
  * names mean is `authorize`'s business. Problems are added to `errors`.
  */
-export function parseListQuery(rawQuery: string, limits: Limits, errors: ErrorBag): ListRequest {
+const unknownListParameter = (key: string) =>
+  `Unknown query parameter "${key}". Known parameters: ${[...knownParams].join(', ')}.`;
+
+export function parseListQuery(
+  rawQuery: string,
+  limits: Limits,
+  errors: ErrorBag,
+  /** What an unknown parameter is told; a read-one request names the few it takes instead. */
+  unknownMessage: (key: string) => string = unknownListParameter,
+): ListRequest {
   const empty: ListRequest = {
     filter: { fields: [], groups: [] },
     mentioned: new Set(),
@@ -77,7 +86,7 @@ export function parseListQuery(rawQuery: string, limits: Limits, errors: ErrorBa
   const params: Partial<Record<ScalarParam, string>> = {};
   for (const [key, value] of Object.entries(parsed)) {
     if (!knownParams.has(key)) {
-      errors.add(key, `Unknown query parameter "${key}". Known parameters: ${[...knownParams].join(', ')}.`);
+      errors.add(key, unknownMessage(key));
     } else if (key !== 'filter') {
       if (typeof value === 'string') params[key as ScalarParam] = value;
       // `include[]=a&include[]=b` (what axios and qs write) means `include=a,b`: these take lists.

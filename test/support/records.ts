@@ -58,40 +58,13 @@ export const userDefaults = {
 } as const;
 
 /**
- * What the demo schema lacks for creating records, added before the fixture: defaults for the users'
- * NOT NULL columns a form may leave out (timestamps: the current time), posts.created_at's default
- * and posts.version (default 1), and a table `assets` whose foreign key to departments has no ON
- * DELETE action (the demo's keys cascade or set null, so nothing there refuses a delete).
+ * What the demo schema lacks for these suites (its timestamps and hidden-input columns already have
+ * defaults): posts.version (default 1), and a table `assets` whose foreign key to departments has no
+ * ON DELETE action (the demo's keys cascade or set null, so nothing there refuses a delete).
  */
 async function prepareDatabase(conn: Connection): Promise<void> {
   const { db } = conn;
   const name = conn.dialect.name;
-  if (name === 'postgres') {
-    await sql`alter table users
-      alter column created_at set default now(), alter column updated_at set default now(),
-      alter column score set default 0, alter column balance set default 0,
-      alter column is_admin set default false, alter column password_hash set default ''`.execute(db);
-    await sql`alter table posts alter column created_at set default now()`.execute(db);
-  } else if (name === 'mysql') {
-    await sql`alter table users
-      modify created_at datetime(3) not null default current_timestamp(3),
-      modify updated_at datetime(3) not null default current_timestamp(3),
-      alter column score set default 0, alter column balance set default 0,
-      alter column is_admin set default 0, alter column password_hash set default ''`.execute(db);
-    await sql`alter table posts modify created_at datetime(3) not null default current_timestamp(3)`.execute(
-      db,
-    );
-  } else {
-    await sqliteDefaults(conn, 'users', {
-      created_at: 'CURRENT_TIMESTAMP',
-      updated_at: 'CURRENT_TIMESTAMP',
-      score: '0',
-      balance: '0',
-      is_admin: '0',
-      password_hash: "''",
-    });
-    await sqliteDefaults(conn, 'posts', { created_at: 'CURRENT_TIMESTAMP' });
-  }
   await sql`alter table posts add column version integer not null default 1`.execute(db);
   let assetsTable = db.schema
     .createTable('assets')
@@ -116,32 +89,6 @@ async function prepareDatabase(conn: Connection): Promise<void> {
       (column) => column.notNull().defaultTo(now),
     )
     .execute();
-}
-
-/**
- * SQLite cannot add a default to a column: the table is made again from its own DDL with the defaults
- * (while it is still empty, foreign keys off), and its indexes after it.
- */
-async function sqliteDefaults(conn: Connection, table: string, defaults: Record<string, string>) {
-  const { db } = conn;
-  const found = await sql<{
-    sql: string;
-  }>`select sql from sqlite_master where type = 'table' and name = ${table}`.execute(db);
-  let ddl = found.rows[0]?.sql ?? '';
-  for (const [column, value] of Object.entries(defaults)) {
-    const pattern = new RegExp(`"${column}" ([a-z]+(?:\\([0-9, ]+\\))?) not null`);
-    if (!pattern.test(ddl)) throw new Error(`No NOT NULL column ${table}.${column} in: ${ddl}`);
-    ddl = ddl.replace(pattern, `"${column}" $1 not null default ${value}`);
-  }
-  ddl = ddl.replace(`"${table}"`, `"${table}_rebuilt"`);
-  const indexes = await sql<{ sql: string }>`select sql from sqlite_master
-    where type = 'index' and tbl_name = ${table} and sql is not null`.execute(db);
-  await sql`pragma foreign_keys = off`.execute(db);
-  await sql.raw(ddl).execute(db);
-  await sql.raw(`drop table "${table}"`).execute(db);
-  await sql.raw(`alter table "${table}_rebuilt" rename to "${table}"`).execute(db);
-  for (const index of indexes.rows) await sql.raw(index.sql).execute(db);
-  await sql`pragma foreign_keys = on`.execute(db);
 }
 
 /**
