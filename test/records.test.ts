@@ -182,7 +182,12 @@ const activeEndpoint: EndpointPolicy<Ctx> = {
   access: { update: editors, delete: editors, restore: editors },
   schema: {
     table: { columns: [{ key: 'id' }, { key: 'name' }] },
-    form: { inputs: [{ name: 'name', type: 'text' }] },
+    form: {
+      inputs: [
+        { name: 'name', type: 'text' },
+        { name: 'status', type: 'text' },
+      ],
+    },
   },
 };
 
@@ -371,7 +376,7 @@ for (const dialect of dialects) {
             `${query} → ${JSON.stringify(body.errors)}`,
           ).toBe(true);
         // Each refusal says what a read-one request may carry instead.
-        for (const messages of Object.values(body.errors))
+        for (const messages of Object.values(body.errors) as string[][])
           for (const message of messages) expect(message).toContain('include, count and filter[trashed]');
       }
       // The same refused query is refused again (a refused plan is never cached), a valid one answers.
@@ -707,6 +712,13 @@ for (const dialect of dialects) {
       expect(await snapshot(svc.conn)).toBe(before);
       const inside = liveUsers.find((user) => user.status === 'active') as UserRow;
       expect((await send('GET', `/api/users-active/${inside.id}`)).statusCode).toBe(200);
+      // A PATCH that would take the record outside the baseQuery is undone, with a 422 on the field.
+      const away = await send('PATCH', `/api/users-active/${inside.id}`, { status: 'banned' });
+      expectEnvelope(away, 422, ['status']);
+      expect(away.json().message).toBe('The change would take this users record out of your reach.');
+      const both = await send('PATCH', `/api/users-active/${inside.id}`, { name: 'Gone', status: 'banned' });
+      expectEnvelope(both, 422, ['body']);
+      expect(await snapshot(svc.conn)).toBe(before);
     });
 
     it('deletes the row of a resource without soft deletes', async () => {

@@ -1,6 +1,7 @@
 import { type JWTPayload, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { defineEndpoint } from '../src/resource/policy.js';
+import { syncIdSequence } from '../examples/demo/schema.js';
+import { type AccessRules, type Action, defineEndpoint } from '../src/resource/policy.js';
 import type { SchemaDeclaration } from '../src/schema/types.js';
 import { bearerContext } from '../src/server/bearer.js';
 import { dialects } from './support/databases.js';
@@ -63,6 +64,8 @@ const usersSchema: SchemaDeclaration = {
       { name: 'score', type: 'number' },
       // The tenant key itself: a write may not move a record into another tenant.
       { name: 'department_id', type: 'number' },
+      { name: 'email', type: 'email' },
+      { name: 'status', type: 'text' },
     ],
   },
 };
@@ -73,8 +76,21 @@ const postsSchema: SchemaDeclaration = {
     inputs: [
       { name: 'title', type: 'text', required: true },
       { name: 'user_id', type: 'number' },
+      { name: 'body', type: 'textarea' },
+      { name: 'status', type: 'text' },
     ],
   },
+};
+
+/** Users and posts: every records action; identified contexts read, editors write. */
+const recordActions: Action[] = ['list', 'read', 'create', 'update', 'delete', 'restore'];
+const recordAccess: AccessRules<Claims> = {
+  list: identified,
+  read: identified,
+  create: editors,
+  update: editors,
+  delete: editors,
+  restore: editors,
 };
 
 const endpoints = [
@@ -94,7 +110,8 @@ const endpoints = [
     allowedSorts: ['name', 'created_at', 'score'],
     allowedSearch: ['name', 'email', 'department.name', 'posts.title'],
     allowAll: 100,
-    access: { list: identified, read: identified, update: editors },
+    actions: recordActions,
+    access: recordAccess,
     schema: usersSchema,
   }),
   defineEndpoint<Claims>({
@@ -104,7 +121,8 @@ const endpoints = [
     allowedCounts: ['comments'],
     allowedSearch: ['title', 'author.name'],
     allowAll: 'unlimited',
-    access: { list: identified, read: identified, update: editors },
+    actions: recordActions,
+    access: recordAccess,
     schema: postsSchema,
   }),
   defineEndpoint<Claims>({
@@ -383,7 +401,11 @@ for (const dialect of dialects) {
       endpoints,
       context: bearerContext({ secret: TEST_SECRET }),
     });
-    beforeAll(() => insertTenancyRows(svc.conn));
+    beforeAll(async () => {
+      await insertTenancyRows(svc.conn);
+      // The fixture's rows carry explicit ids: creates continue after them.
+      for (const table of ['users', 'posts'] as const) await syncIdSequence(svc.conn, table);
+    });
 
     const call = (who: Who, method: string, url: string, payload?: unknown) =>
       svc.inject({ method, url, headers: headersOf(who), ...(payload !== undefined && { payload }) });
@@ -461,6 +483,8 @@ for (const dialect of dialects) {
               'name',
               'score',
               'department_id',
+              'email',
+              'status',
             ]);
           }
           expect(form.endpoint).toBe('/api/users');
@@ -878,6 +902,104 @@ for (const dialect of dialects) {
       });
     });
 
+    describe('records of another tenant: read one, create, delete, restore', () => {
+      const notFound = (resource: string) => ({
+        message: `No ${resource} record with this id.`,
+        errors: { id: [`No ${resource} record with this id.`] },
+      });
+
+      it('reads another tenant’s record as 404, exactly as a missing one, whatever the query', async () => {
+        for (const query of ['', '?include=posts.comments', '?count=posts', '?filter[trashed]=true']) {
+          const missing = await call('other', 'GET', `/api/users/99999${query}`);
+          expect(missing.statusCode, query).toBe(404);
+          expect(missing.json()).toEqual(notFound('users'));
+          for (const id of [1, 103, 7]) {
+            const res = await call('other', 'GET', `/api/users/${id}${query}`);
+            expect(res.statusCode, `${id}${query}: ${res.body}`).toBe(404);
+            expect(res.json()).toEqual(missing.json());
+            expect(res.headers.etag).toBeUndefined();
+          }
+        }
+        expect((await call('other', 'GET', '/api/posts/104')).json()).toEqual(notFound('posts'));
+        // Its own records it reads, with includes that hold nothing of tenant 1.
+        const own = await call('other', 'GET', '/api/users/101?include=posts.comments,roles&count=posts');
+        expect(own.statusCode, own.body).toBe(200);
+        expect(foreignRows(own.json(), 2)).toEqual([]);
+        // Tenant 1's editor reads Ingrid, and a soft-deleted user of its own with filter[trashed].
+        expect((await call('editor', 'GET', '/api/users/103')).statusCode).toBe(200);
+        expect((await call('editor', 'GET', '/api/users/7?filter[trashed]=true')).statusCode).toBe(200);
+        expect((await call('editor', 'GET', '/api/users/101')).statusCode).toBe(404);
+        // Without identity: 401 before anything is looked up.
+        expect((await call('anonymous', 'GET', '/api/users/103')).statusCode).toBe(401);
+      });
+
+      it('refuses a create that would land in another tenant, exactly as a reference to nothing', async () => {
+        const before = await snapshot(svc.conn);
+        const user = { name: 'Planted', email: 'planted@example.com', status: 'active' };
+        const post = { title: 'Planted', body: 'x', status: 'draft' };
+        const cases: [string, Record<string, unknown>, Record<string, unknown>, string][] = [
+          ['/api/users', { ...user, department_id: 1 }, { ...user, department_id: 99999 }, 'department_id'],
+          ['/api/posts', { ...post, user_id: 103 }, { ...post, user_id: 99999 }, 'user_id'],
+        ];
+        for (const [url, across, nowhere, field] of cases) {
+          const res = await call('other', 'POST', url, across);
+          const missing = await call('other', 'POST', url, nowhere);
+          expect(res.statusCode, `${url} ${JSON.stringify(across)}: ${res.body}`).toBe(422);
+          expect(Object.keys(missing.json().errors)).toEqual([field]);
+          expect(res.json()).toEqual(missing.json());
+          expect(res.headers.location).toBeUndefined();
+        }
+        // A viewer may not create at all, and an anonymous client is asked who it is.
+        expect(
+          (await call('viewer', 'POST', '/api/users', { name: 'No', department_id: 1 })).statusCode,
+        ).toBe(403);
+        expect((await call('anonymous', 'POST', '/api/users', { name: 'No' })).statusCode).toBe(401);
+        expect(await snapshot(svc.conn)).toBe(before);
+        // In its own tenant the create is answered, and only that tenant sees the row.
+        const created = await call('other', 'POST', '/api/users', {
+          name: 'Own hire',
+          email: 'own.hire@example.com',
+          status: 'active',
+          department_id: 2,
+        });
+        expect(created.statusCode, created.body).toBe(201);
+        const { id } = created.json();
+        expect(created.headers.location).toBe(`/api/users/${id}`);
+        expect((await call('other', 'GET', `/api/users/${id}`)).statusCode).toBe(200);
+        expect((await call('editor', 'GET', `/api/users/${id}`)).statusCode).toBe(404);
+        expect(await svc.conn.db.deleteFrom('users').where('id', '=', id).executeTakeFirst()).toBeDefined();
+      });
+
+      it('deletes and restores only within the tenant; another tenant’s ids answer 404 and change nothing', async () => {
+        const before = await snapshot(svc.conn);
+        for (const [method, url] of [
+          ['DELETE', '/api/users/103'],
+          ['DELETE', '/api/users/1'],
+          ['DELETE', '/api/posts/104'],
+          ['POST', '/api/users/7/restore'],
+        ] as const) {
+          const res = await call('other', method, url);
+          expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(404);
+          expect(res.json()).toEqual(notFound(url.startsWith('/api/posts') ? 'posts' : 'users'));
+        }
+        for (const [method, url] of [
+          ['DELETE', '/api/users/101'],
+          ['DELETE', '/api/posts/101'],
+        ] as const)
+          expect((await call('editor', method, url)).statusCode, url).toBe(404);
+        expect((await call('viewer', 'DELETE', '/api/users/103')).statusCode).toBe(403);
+        expect(await snapshot(svc.conn)).toBe(before);
+        // Tenant 1's editor deletes Ingrid (soft) and restores her: tenant 2 never sees either step.
+        const deleted = await call('editor', 'DELETE', '/api/users/103');
+        expect(deleted.statusCode, deleted.body).toBe(204);
+        expect((await call('other', 'POST', '/api/users/103/restore')).statusCode).toBe(404);
+        const restored = await call('editor', 'POST', '/api/users/103/restore');
+        expect(restored.statusCode, restored.body).toBe(200);
+        expect(restored.json()).toMatchObject({ id: 103 });
+        expect(ids(await read('other', '/api/users'))).toEqual(idsDesc(tenantView(2).users));
+      });
+    });
+
     describe('writes stay in the tenant', () => {
       it('refuses a PATCH that would move a record into another tenant, exactly as a reference to nothing', async () => {
         const before = await snapshot(svc.conn);
@@ -895,14 +1017,21 @@ for (const dialect of dialects) {
           expect(missing.statusCode).toBe(422);
           expect(res.json()).toEqual(missing.json());
         }
-        // With other fields: refused whole, nothing of it written.
+        // With other fields: refused whole, nothing of it written, and still exactly as a reference
+        // to nothing (no oracle of the other tenant's ids).
         const mixed = await call('editor', 'PATCH', '/api/users/103', {
           department_id: 2,
           score: 1,
           name: 'Moved',
         });
         expect(mixed.statusCode, mixed.body).toBe(422);
-        expect(Object.keys(mixed.json().errors)).toEqual(['body']);
+        const nowhere = await call('editor', 'PATCH', '/api/users/103', {
+          department_id: 99999,
+          score: 1,
+          name: 'Moved',
+        });
+        expect(mixed.json()).toEqual(nowhere.json());
+        expect(Object.keys(mixed.json().errors)).toEqual(['department_id']);
         expect(await snapshot(svc.conn)).toBe(before);
         expect(ids(await read('other', '/api/users'))).toEqual(idsDesc(tenantView(2).users));
         // Within the tenant the same inputs work.

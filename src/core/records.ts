@@ -11,7 +11,7 @@ import { type Field, refusalError } from '../respond/refusal.js';
 import { buildSchemaDocument } from '../schema/document.js';
 import type { DetailRelation, SchemaDocument } from '../schema/types.js';
 import { bodyLimit, planUpdate, prepareInputs } from '../schema/update.js';
-import { endpointConditions } from '../sql/compile.js';
+import { endpointConditions, resourceConditions } from '../sql/compile.js';
 import type { Connection } from '../sql/connect.js';
 import type { DynamicDb, Refusal } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
@@ -123,6 +123,7 @@ export function recordRoutes(
   const foreignKeys = new Set(
     [...resource.relations.values()].filter((r) => r.kind === 'belongsTo').map((r) => r.parentKey),
   );
+  const belongsTo = [...resource.relations.values()].filter((r) => r.kind === 'belongsTo');
   /**
    * The fields a refused write concerns: the columns the engine named, or else the one written column
    * the rule can be about (PostgreSQL names no column for a value too long or out of range, SQLite none
@@ -173,12 +174,35 @@ export function recordRoutes(
 
   /**
    * The answer to a write that would take the record out of this context's reach (its row scope, the
-   * endpoint's `baseQuery`): into another tenant, say. A lone reference to a row the context cannot
-   * see gets the database's answer for a row that does not exist, so it reveals nothing.
+   * endpoint's `baseQuery`): into another tenant, say. A reference to a row the context cannot see gets
+   * the database's answer for a row that does not exist, whatever else was written, so a write never
+   * tells another tenant's ids from missing ones. Read in the write's transaction, before its rollback.
    */
-  const outOfReach = (written: readonly string[]): RequestError => {
-    if (written.length === 1 && foreignKeys.has(written[0] as string))
-      return refusalError({ kind: 'foreign-key', columns: written }, written.map(fieldOf));
+  const outOfReach = async (
+    trx: DynamicDb,
+    values: Record<string, unknown>,
+    ctx: unknown,
+  ): Promise<RequestError> => {
+    for (const relation of belongsTo) {
+      const value = values[relation.parentKey];
+      if (value === undefined || value === null) continue;
+      const { target } = relation;
+      const seen = await trx
+        .selectFrom(`${target.table} as r`)
+        .select((eb: DynamicExpressionBuilder) => eb.lit(1).as('one'))
+        .where((eb: DynamicExpressionBuilder) =>
+          eb.and([
+            eb(`r.${relation.childKey}`, '=', value),
+            ...resourceConditions(eb, target, 'r', ctx, true),
+          ]),
+        )
+        .executeTakeFirst();
+      if (!seen) {
+        const columns = [relation.parentKey];
+        return refusalError({ kind: 'foreign-key', columns }, columns.map(fieldOf));
+      }
+    }
+    const written = Object.keys(values);
     const message = `The change would take this ${resource.name} record out of your reach.`;
     const field = written.length === 1 ? fieldOf(written[0] as string).key : 'body';
     return RequestError.single(422, field, message);
@@ -269,7 +293,7 @@ export function recordRoutes(
           const id = await dialect.insertRow(trx, resource.table, values, resource.primaryKey);
           // The row as written must be one this context can see (its tenant, say), or nothing is kept.
           const stored = await findRecord(id, call.ctx, trx);
-          if (!stored) throw new Rollback(outOfReach(written));
+          if (!stored) throw new Rollback(await outOfReach(trx, values, call.ctx));
           return answerOf(stored, call.ctx, id);
         },
         written,
@@ -312,7 +336,7 @@ export function recordRoutes(
           // The row as written (a row-level policy's WITH CHECK): a change that would move it out of
           // this context's reach is undone, never half-done behind a 404.
           const found = await findRecord(id, call.ctx, trx);
-          if (!found) throw new Rollback(outOfReach(written));
+          if (!found) throw new Rollback(await outOfReach(trx, planned.values, call.ctx));
           return answerOf(found, call.ctx, id);
         },
         written,
