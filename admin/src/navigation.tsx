@@ -26,6 +26,19 @@ export function useUnsavedChanges(dirty: boolean, what: string): void {
   }, [dirty, what, key]);
 }
 
+/** What the open forms would lose (`the new user, user "Ana"`), or '' when nothing is unsaved. */
+export function unsavedWork(): string {
+  return [...new Set(dirtyForms.values())].join(', ');
+}
+
+/**
+ * Forgets the unsaved forms once the user chose to lose them for something other than a move (a new
+ * access token reloads every view).
+ */
+export function discardUnsaved(): void {
+  dirtyForms.clear();
+}
+
 /** Messages to show once the address they were left for is reached (`Created user "Ana".`). */
 const notices = new Map<string, string>();
 
@@ -94,7 +107,7 @@ export function useGuardedHash(): { location: { hash: string }; dialog: React.Re
     };
   }, []);
 
-  const what = [...new Set(dirtyForms.values())].join(', ');
+  const what = unsavedWork();
   const dialog =
     pending === undefined ? null : (
       <Dialog

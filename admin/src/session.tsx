@@ -1,5 +1,7 @@
 import { createContext, useContext, useState } from 'react';
 import { ApiError, type ClientOptions } from '../../src/client/index.js';
+import { Dialog } from './Dialog.js';
+import { discardUnsaved, unsavedWork } from './navigation.js';
 
 const STORAGE_KEY = 'rqs.token';
 
@@ -63,11 +65,19 @@ export function TokenControl({
   problem: string | undefined;
 }) {
   const [draft, setDraft] = useState(token ?? '');
+  // A token change reloads every view under the new identity: an open form's edits would be lost, so
+  // the change waits for the user's answer (`{ next }` holds the token asked for; undefined signs out).
+  const [pending, setPending] = useState<{ next: string | undefined; unsaved: string }>();
 
   const apply = (next: string | undefined) => {
     storeToken(next);
     setDraft(next ?? '');
     onToken(next);
+  };
+  const request = (next: string | undefined) => {
+    const unsaved = unsavedWork();
+    if (unsaved) setPending({ next, unsaved });
+    else apply(next);
   };
 
   return (
@@ -77,7 +87,7 @@ export function TokenControl({
         data-testid="token-form"
         onSubmit={(event) => {
           event.preventDefault();
-          apply(normalize(draft));
+          request(normalize(draft));
         }}
       >
         <label htmlFor="token-input">Access token</label>
@@ -95,13 +105,40 @@ export function TokenControl({
         <button type="submit" className="primary" disabled={!normalize(draft)}>
           Sign in
         </button>
-        <button type="button" disabled={!token && !draft} onClick={() => apply(undefined)}>
+        <button type="button" disabled={!token && !draft} onClick={() => request(undefined)}>
           Sign out
         </button>
         <span className="muted token-state" role="status" data-testid="token-state">
           {token ? 'Token set' : 'Anonymous'}
         </span>
       </form>
+      {pending && (
+        <Dialog
+          title={pending.next ? 'Change the access token?' : 'Sign out?'}
+          testId="token-dialog"
+          onCancel={() => setPending(undefined)}
+          actions={
+            <>
+              <button type="button" data-autofocus onClick={() => setPending(undefined)}>
+                Keep editing
+              </button>
+              <button
+                type="button"
+                className="danger"
+                onClick={() => {
+                  setPending(undefined);
+                  discardUnsaved();
+                  apply(pending.next);
+                }}
+              >
+                {pending.next ? 'Change token' : 'Sign out'} (discard changes)
+              </button>
+            </>
+          }
+        >
+          <p>Every view reloads under the new identity: your changes to {pending.unsaved} are not saved.</p>
+        </Dialog>
+      )}
       {problem && (
         <p className="field-error token-problem" id="token-problem" role="alert" data-testid="token-error">
           {problem}

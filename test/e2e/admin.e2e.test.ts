@@ -677,6 +677,14 @@ describe('admin UI (Chromium)', () => {
     await leaveDialog.waitFor({ state: 'detached' });
     expect(hash()).toBe(`#/users/${id}/edit`);
     expect(await page.getByLabel('Score').inputValue()).toBe('62');
+    // ...and before a token change, which would reload the form under another identity.
+    const tokenDialog = page.getByRole('dialog', { name: 'Sign out?' });
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await tokenDialog.waitFor();
+    await tokenDialog.getByRole('button', { name: 'Keep editing' }).click();
+    await tokenDialog.waitFor({ state: 'detached' });
+    expect(await page.getByTestId('token-state').textContent()).toBe('Token set');
+    expect(await page.getByLabel('Score').inputValue()).toBe('62');
     await page.goBack();
     await leaveDialog.waitFor();
     expect(hash()).toBe(`#/users/${id}/edit`);
