@@ -8,6 +8,7 @@ export type {
 export { type CreateServiceOptions, createService, type ResourceService } from './core/service.js';
 export { type FastifyPluginOptions, resourceQueryPlugin } from './hosts/fastify.js';
 export { type InitOptions, type InitResult, init } from './init/index.js';
+export { buildOpenApi, type OpenApiDocument, renderTypes } from './openapi/index.js';
 export { type OperatorName, operatorNames } from './plan/operators.js';
 export type { Limits } from './request/limits.js';
 export { defaultLimits } from './request/limits.js';
@@ -27,6 +28,7 @@ export {
   defineResource,
   type EndpointPolicy,
   Filter,
+  type OpenApiOptions,
   type ResourceRecord,
   type ServiceConfig,
 } from './resource/policy.js';

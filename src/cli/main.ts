@@ -22,6 +22,11 @@ async function main(): Promise<void> {
     process.exitCode = await (await import('./init.js')).runInit(process.argv.slice(3));
     return;
   }
+  // `resource-query-service types …` writes the typed client's types (src/cli/types.ts).
+  if (process.argv[2] === 'types') {
+    process.exitCode = await (await import('./types.js')).runTypes(process.argv.slice(3));
+    return;
+  }
   const { values } = parseArgs({
     options: {
       config: { type: 'string' },

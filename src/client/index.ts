@@ -308,3 +308,14 @@ export async function restoreRecord<T = RecordData>(
   if (!response.ok) throw new ApiError(response.status, target, await envelopeOf(response));
   return recordOf<T>(response);
 }
+
+export {
+  createClient,
+  type EndpointRoutes,
+  filterNodes,
+  type ResourceTypes,
+  type TypedClient,
+  type TypedEndpoint,
+  type TypedListQuery,
+  type TypedReadQuery,
+} from './typed.js';

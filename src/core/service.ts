@@ -1,3 +1,4 @@
+import { buildOpenApi, type OpenApiDocument, type OpenApiEndpoint } from '../openapi/index.js';
 import { checkDefaultFilters } from '../plan/authorize.js';
 import { type CompiledEndpoint, compileEndpoint } from '../plan/endpoint.js';
 import type { Action, ContextRequest, ServiceConfig } from '../resource/policy.js';
@@ -31,6 +32,8 @@ export interface ResourceService<Ctx = unknown> {
   /** The prefix of every route (`/api`). */
   readonly prefix: string;
   handle(request: ServiceRequest<Ctx>): Promise<ServiceResponse | undefined>;
+  /** The OpenAPI document served at `<prefix>/openapi.json` (undefined with `openapi: false`). */
+  readonly openapi: OpenApiDocument | undefined;
 }
 
 /** Reads the catalog, compiles the configuration (failing loudly on any inconsistency) and routes it. */
@@ -92,6 +95,7 @@ export async function createService<Ctx = unknown>(
       });
 
   const withSchema: { endpoint: CompiledEndpoint; records: RecordRoutes }[] = [];
+  const documented: OpenApiEndpoint[] = [];
   for (const endpoint of endpoints) {
     const path = `${prefix}/${endpoint.path}`;
     const { policy } = endpoint;
@@ -118,6 +122,7 @@ export async function createService<Ctx = unknown>(
       });
     }
     const { formPath } = records;
+    documented.push({ endpoint, formPath });
     if (endpoint.actions.has('create'))
       serve(
         formPath,
@@ -152,6 +157,21 @@ export async function createService<Ctx = unknown>(
         });
     return json(200, { resources });
   });
+
+  const openapi =
+    config.openapi === false
+      ? undefined
+      : buildOpenApi({
+          prefix,
+          endpoints: documented,
+          authenticated: config.context !== undefined,
+          ...(config.openapi ? { options: config.openapi } : {}),
+          ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+        });
+  if (openapi) {
+    const answer = json(200, openapi);
+    serve(`${prefix}/openapi.json`, 'GET', async () => answer);
+  }
 
   const contextOf = (request: ServiceRequest): unknown => {
     if (request.context) return request.context();
@@ -226,6 +246,7 @@ export async function createService<Ctx = unknown>(
   return {
     routes,
     prefix,
+    openapi,
     async handle(request) {
       const index = request.url.indexOf('?');
       const pathname = index === -1 ? request.url : request.url.slice(0, index);

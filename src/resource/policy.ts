@@ -105,6 +105,13 @@ export interface EndpointPolicy<Ctx = unknown> {
    * validates against. Without it, neither route exists.
    */
   schema?: SchemaDeclaration;
+  /** What the OpenAPI document says of this endpoint beyond what the policy tells (docs/openapi-and-types.md). */
+  openapi?: {
+    /** The JSON Schema of a record as the `response` transformer shapes it (default: any object). */
+    record?: Record<string, unknown>;
+    /** A description of the endpoint's operations. */
+    description?: string;
+  };
 }
 
 /** The request as the service's own `context` hook sees it (hosts may give their own hook instead). */
@@ -148,10 +155,26 @@ export interface ServiceConfig<Ctx = unknown> {
   /** Folder of the built admin UI (admin/dist), served at `/admin/`; absent: no admin UI. */
   adminDir?: string;
   /**
+   * The OpenAPI 3.1 document at `<prefix>/openapi.json` (docs/openapi-and-types.md); `false` serves none.
+   * Without `securitySchemes`, a configuration with a `context` hook documents an optional bearer token.
+   */
+  openapi?: false | OpenApiOptions;
+  /**
    * Read column nullability from the database's catalog at start-up (default `true`). `false` relies on
    * the declarations alone (`nullable`), for databases whose catalog this user may not read.
    */
   introspect?: boolean;
+}
+
+/** The document's title, version and security (the rest comes from the definitions and policies). */
+export interface OpenApiOptions {
+  title?: string;
+  version?: string;
+  description?: string;
+  /** Security Scheme Objects by name, as OpenAPI writes them. */
+  securitySchemes?: Record<string, Record<string, unknown>>;
+  /** Security Requirement Objects; default: any one of the schemes, or none (the context decides). */
+  security?: Record<string, string[]>[];
 }
 
 /** Identity functions that give the definitions their types: `defineResource<MyContext>({...})`. */

@@ -1,0 +1,152 @@
+/**
+ * The typed layer over the client's functions: `createClient<Resources>(endpoints)` gives one object
+ * per endpoint whose methods take that endpoint's filters, includes, counts, sorts and inputs, and
+ * return its records — with the `Resources` and `endpoints` that `resource-query-service types`
+ * generates from the OpenAPI document (docs/openapi-and-types.md). The untyped functions stay as they are.
+ */
+import type { LengthAwarePage } from '../respond/length-aware.js';
+import type { CursorPage, SimplePage } from '../respond/simple-and-cursor.js';
+import {
+  type ClientOptions,
+  type CreateResult,
+  createRecord,
+  type DeleteResult,
+  deleteRecord,
+  fetchList,
+  fetchRecord,
+  type PatchResult,
+  patchRecord,
+  type ReadQuery,
+  type RecordData,
+  type RecordResult,
+  restoreRecord,
+  type WriteOptions,
+} from './index.js';
+import type { FilterNode, FilterOperator, FilterScalar, FilterValue, ListQuery } from './query.js';
+
+/** What the generated `Resources` says of one endpoint. */
+export interface ResourceTypes {
+  record: unknown;
+  filter: object;
+  create: object;
+  update: object;
+  id: string | number;
+  include: string;
+  count: string;
+  sort: string;
+  actions: string;
+}
+
+/** Where an endpoint lists and addresses its records (the generated `endpoints`). */
+export interface EndpointRoutes {
+  readonly list: string;
+  readonly records: string;
+}
+
+type OneOrMany<T extends string> = T | readonly T[];
+
+/** A list query whose filter, include, count and sort are the endpoint's own. */
+export interface TypedListQuery<T extends ResourceTypes> {
+  /** `{ score: { gte: 80 }, status: 'active', or: [{ … }, { … }] }`: conditions AND-ed. */
+  filter?: T['filter'];
+  include?: OneOrMany<T['include']>;
+  count?: OneOrMany<T['count']>;
+  sort?: OneOrMany<T['sort']>;
+  search?: string;
+  page?: number;
+  per_page?: number;
+  pagination?: 'length-aware';
+  cursor?: string;
+  all?: false;
+}
+
+/** The read-one query: the endpoint's includes and counts, and `trashed`. */
+export interface TypedReadQuery<T extends ResourceTypes> {
+  include?: OneOrMany<T['include']>;
+  count?: OneOrMany<T['count']>;
+  trashed?: boolean;
+}
+
+type Without<Q, K extends keyof Q> = Omit<Q, K>;
+
+/** One endpoint's methods; the list's answer follows the pagination asked for. */
+export interface TypedEndpoint<T extends ResourceTypes> {
+  list(
+    query: Without<TypedListQuery<T>, 'all' | 'page' | 'pagination'> & { all: true },
+    options?: ClientOptions,
+  ): Promise<T['record'][]>;
+  list(
+    query: Without<TypedListQuery<T>, 'page' | 'pagination'> & { pagination: 'cursor' },
+    options?: ClientOptions,
+  ): Promise<CursorPage<T['record']>>;
+  list(
+    query: Without<TypedListQuery<T>, 'pagination' | 'cursor'> & { pagination: 'simple' },
+    options?: ClientOptions,
+  ): Promise<SimplePage<T['record']>>;
+  list(query?: TypedListQuery<T>, options?: ClientOptions): Promise<LengthAwarePage<T['record']>>;
+  read(id: T['id'], query?: TypedReadQuery<T>, options?: ClientOptions): Promise<RecordResult<T['record']>>;
+  create(values: T['create'], options?: ClientOptions): Promise<CreateResult<T['record']>>;
+  update(id: T['id'], changes: T['update'], options?: WriteOptions): Promise<PatchResult<T['record']>>;
+  delete(id: T['id'], options?: WriteOptions): Promise<DeleteResult>;
+  restore(id: T['id'], options?: ClientOptions): Promise<RecordResult<T['record']>>;
+}
+
+export type TypedClient<R> = {
+  readonly [K in keyof R]: R[K] extends ResourceTypes ? TypedEndpoint<R[K]> : never;
+};
+
+/** A filter object as the typed layer takes it, read at run time. */
+type FilterObject = { readonly [name: string]: unknown };
+
+const isPlainObject = (value: unknown): value is FilterObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `{ score: { gte: 80 }, or: [{ a: 1 }, { b: 2 }] }` → the client's filter nodes. */
+export function filterNodes(filter: FilterObject): FilterNode[] {
+  const nodes: FilterNode[] = [];
+  for (const [name, value] of Object.entries(filter)) {
+    if (value === undefined) continue;
+    if ((name === 'or' || name === 'and') && Array.isArray(value)) {
+      const members = (value as FilterObject[]).map(filterNodes);
+      nodes.push(name === 'or' ? { or: members } : { and: members });
+    } else if (isPlainObject(value)) {
+      for (const [op, operand] of Object.entries(value))
+        if (operand !== undefined)
+          nodes.push({ name, op: op as FilterOperator, value: operand as FilterValue });
+    } else nodes.push({ name, value: value as FilterScalar });
+  }
+  return nodes;
+}
+
+/**
+ * The typed client: `createClient<Resources>(endpoints, { baseUrl })`, with both from the generated
+ * types module. Every method is the untyped function of the same name underneath.
+ */
+export function createClient<R>(
+  endpoints: { readonly [K in keyof R]: EndpointRoutes },
+  options: ClientOptions = {},
+): TypedClient<R> {
+  const client: Record<string, unknown> = {};
+  const merged = <O extends ClientOptions>(extra: O | undefined): O => ({ ...options, ...extra }) as O;
+  for (const [name, routes] of Object.entries(endpoints) as [string, EndpointRoutes][]) {
+    const { list, records } = routes;
+    type Untyped = TypedListQuery<ResourceTypes> & { pagination?: ListQuery['pagination']; all?: boolean };
+    client[name] = {
+      list: ({ filter, ...rest }: Untyped = {}, extra?: ClientOptions) =>
+        fetchList(
+          list,
+          { ...rest, ...(filter ? { filter: filterNodes(filter as FilterObject) } : {}) },
+          merged(extra),
+        ),
+      read: (id: string | number, query?: ReadQuery, extra?: ClientOptions) =>
+        fetchRecord(records, id, query, merged(extra)),
+      create: (values: RecordData, extra?: ClientOptions) => createRecord(records, values, merged(extra)),
+      update: (id: string | number, changes: RecordData, extra?: WriteOptions) =>
+        patchRecord(records, id, changes, merged(extra)),
+      delete: (id: string | number, extra?: WriteOptions) => deleteRecord(records, id, merged(extra)),
+      restore: (id: string | number, extra?: ClientOptions) => restoreRecord(records, id, merged(extra)),
+    };
+  }
+  // Each method is the untyped function; the generated types say what each endpoint takes and gives.
+  return client as TypedClient<R>;
+}

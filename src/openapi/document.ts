@@ -1,0 +1,451 @@
+import type { CompiledEndpoint } from '../plan/endpoint.js';
+import type { Action, OpenApiOptions } from '../resource/policy.js';
+import { buildSchemaDocument } from '../schema/document.js';
+import type { SchemaDocument } from '../schema/types.js';
+import {
+  bodySchema,
+  columnSchema,
+  errorEnvelope,
+  filterSchema,
+  type JsonSchema,
+  pageSchemas,
+  recordSchema,
+} from './schemas.js';
+
+/** One endpoint as the service routes it. */
+export interface OpenApiEndpoint {
+  readonly endpoint: CompiledEndpoint;
+  /** Where records are created and addressed by id (the form's endpoint, else the list's path). */
+  readonly formPath: string;
+}
+
+export interface OpenApiInput {
+  readonly prefix: string;
+  readonly endpoints: readonly OpenApiEndpoint[];
+  readonly options?: OpenApiOptions;
+  /** A `context` hook is configured: a bearer token is documented unless `options` names schemes. */
+  readonly authenticated: boolean;
+  /** `ServiceConfig.publicUrl`: the document's server. */
+  readonly publicUrl?: string;
+}
+
+/**
+ * What the typed client needs of each endpoint, under the document's `x-resources` (read by
+ * `renderTypes`, so types can be made from any copy of the document).
+ */
+export interface ResourceSummary {
+  readonly list: string;
+  readonly records: string;
+  readonly actions: readonly Action[];
+  /** Names under `components.schemas`. */
+  readonly schemas: { record: string; filter: string; create?: string; update?: string; id: string };
+  readonly include: readonly string[];
+  readonly count: readonly string[];
+  readonly sort: readonly string[];
+}
+
+export type OpenApiDocument = JsonSchema & {
+  openapi: '3.1.0';
+  paths: Record<string, Record<string, JsonSchema>>;
+  components: { schemas: Record<string, JsonSchema> } & JsonSchema;
+  'x-resources': Record<string, ResourceSummary>;
+};
+
+const json = (schema: JsonSchema, extra: JsonSchema = {}) => ({
+  content: { 'application/json': { schema, ...extra } },
+});
+const ref = (kind: 'schemas' | 'responses' | 'parameters', name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+});
+
+/** The error responses, by status; each is the error envelope. */
+const errorResponses: Record<number, [string, string]> = {
+  400: ['BadRequest', 'The request cannot be read (a body that is not JSON, an untrusted Host header).'],
+  401: ['Unauthorized', 'No identity, and the access rule of this action wants one (or a bad token).'],
+  403: ['Forbidden', 'The access rule of this action refuses this identity.'],
+  404: ['NotFound', 'No record with this id is visible here.'],
+  405: ['MethodNotAllowed', 'The path exists but the method is not one of its enabled actions (see Allow).'],
+  409: ['Conflict', 'A unique value is taken, or other records still reference this one.'],
+  412: ['PreconditionFailed', 'If-Match names an ETag the record no longer has.'],
+  415: ['UnsupportedMediaType', 'The body must be sent as application/json.'],
+  422: ['Unprocessable', 'Invalid parameters or fields: every problem, by parameter or field.'],
+  428: ['PreconditionRequired', 'This endpoint refuses writes without If-Match.'],
+  503: ['Unavailable', 'The database is unavailable or the statement took too long; retry later.'],
+};
+
+/** `users-loaded` → `UsersLoaded`. */
+function pascal(text: string): string {
+  const words = text.split(/[^A-Za-z0-9]+/).filter((word) => word !== '');
+  const name = words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+  return /^[A-Za-z]/.test(name) ? name : `E${name}`;
+}
+
+const etagHeader = {
+  ETag: { description: 'The version of the record, for If-Match.', schema: { type: 'string' } },
+};
+
+/**
+ * The OpenAPI 3.1 document of a service, built once at start-up from the compiled endpoints and the
+ * same schema document the `/v1/<path>/schema` routes serve: nothing in it is written by hand.
+ */
+export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
+  const { prefix, options } = input;
+  const schemas: Record<string, JsonSchema> = { ErrorEnvelope: errorEnvelope };
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const resources: Record<string, ResourceSummary> = {};
+  const taken = new Set<string>(['ErrorEnvelope']);
+  const operation = (path: string, method: string, value: JsonSchema) => {
+    paths[path] ??= {};
+    (paths[path] as Record<string, JsonSchema>)[method] = value;
+  };
+
+  for (const { endpoint, formPath } of input.endpoints) {
+    let base = pascal(endpoint.path);
+    for (let n = 2; taken.has(`${base}Record`); n++) base = `${pascal(endpoint.path)}${n}`;
+    const names = {
+      record: `${base}Record`,
+      filter: `${base}Filter`,
+      create: `${base}Create`,
+      update: `${base}Update`,
+      id: `${base}Id`,
+      lengthAware: `${base}LengthAwarePage`,
+      simple: `${base}SimplePage`,
+      cursor: `${base}CursorPage`,
+    };
+    for (const name of Object.values(names)) taken.add(name);
+    const listPath = `${prefix}/${endpoint.path}`;
+    const declaration = endpoint.policy.schema ?? { table: { columns: [] } };
+    const document: SchemaDocument = buildSchemaDocument(endpoint, declaration, listPath);
+    const { actions, resource, policy } = endpoint;
+    const key = resource.columns.get(resource.primaryKey);
+    schemas[names.record] = recordSchema(endpoint);
+    schemas[names.filter] = filterSchema(endpoint, document.table.filters, names.filter);
+    schemas[names.id] = key ? columnSchema(key) : { type: ['string', 'integer'] };
+    const pages = pageSchemas(ref('schemas', names.record));
+    schemas[names.lengthAware] = pages.lengthAware;
+    schemas[names.simple] = pages.simple;
+    schemas[names.cursor] = pages.cursor;
+    const hasForm = document.form.inputs.length > 0 || policy.schema?.form !== undefined;
+    if (hasForm && actions.has('create')) schemas[names.create] = bodySchema(endpoint, document, 'create');
+    if (hasForm && actions.has('update')) schemas[names.update] = bodySchema(endpoint, document, 'update');
+
+    const include = [...endpoint.allowedIncludes];
+    const count = [...endpoint.allowedCounts.keys()];
+    const sort = [...endpoint.allowedSorts].flatMap((column) => [column, `-${column}`]);
+    resources[endpoint.path] = {
+      list: listPath,
+      records: formPath,
+      actions: [...actions],
+      schemas: {
+        record: names.record,
+        filter: names.filter,
+        id: names.id,
+        ...(schemas[names.create] ? { create: names.create } : {}),
+        ...(schemas[names.update] ? { update: names.update } : {}),
+      },
+      include,
+      count,
+      sort,
+    };
+
+    const tag = endpoint.path;
+    const guarded = (action: Action) =>
+      input.authenticated ||
+      policy.access?.[action] !== undefined ||
+      !(action === 'list' || action === 'read');
+    const errors = (action: Action, ...statuses: number[]) => {
+      const all = [...(guarded(action) ? [401, 403] : []), ...statuses, 503].sort((a, b) => a - b);
+      return Object.fromEntries(
+        all.map((status) => [String(status), ref('responses', errorResponses[status]?.[0] ?? '')]),
+      );
+    };
+    const csv = (name: string, values: string[], description: string) => ({
+      name,
+      in: 'query',
+      description: `${description} Comma-separated.`,
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', items: { enum: values }, uniqueItems: true },
+      example: values.slice(0, 2).join(','),
+    });
+    const shapeParams = [
+      ...(include.length > 0 ? [csv('include', include, 'Relations to load into each record.')] : []),
+      ...(count.length > 0 ? [csv('count', count, 'Relations to count, as `<relation>_count`.')] : []),
+    ];
+    const filterExample = exampleFilter(document);
+    const filterParam = {
+      name: 'filter',
+      in: 'query',
+      style: 'deepObject',
+      explode: true,
+      description:
+        'filter[<name>]=<value> (equality) or filter[<name>][<operator>]=<value>; groups as filter[or][0][<name>]=…. Lists and pairs also as one comma-separated value.',
+      schema: ref('schemas', names.filter),
+      ...(filterExample ? { example: filterExample } : {}),
+    };
+    const description = policy.openapi?.description;
+    const about = (summary: string) => ({ tags: [tag], summary, ...(description ? { description } : {}) });
+
+    if (actions.has('list')) {
+      const page = (name: string, schema: JsonSchema, text: string) => ({
+        name,
+        in: 'query',
+        description: text,
+        schema,
+      });
+      const listOf = [
+        ref('schemas', names.lengthAware),
+        ref('schemas', names.simple),
+        ref('schemas', names.cursor),
+        ...(endpoint.allowAll !== undefined ? [{ type: 'array', items: ref('schemas', names.record) }] : []),
+      ];
+      operation(listPath, 'get', {
+        ...about(`List ${resource.name}`),
+        operationId: `list${base}`,
+        parameters: [
+          ...(document.table.filters.length > 0 ? [filterParam] : []),
+          ...shapeParams,
+          ...(sort.length > 0 ? [csv('sort', sort, 'Order: a column ascending, -column descending.')] : []),
+          ...(endpoint.searchTargets.length > 0
+            ? [
+                page(
+                  'search',
+                  { type: 'string', maxLength: 200 },
+                  'Records where any searchable column contains this text.',
+                ),
+              ]
+            : []),
+          page('page', { type: 'integer', minimum: 1 }, 'Page number (length-aware and simple pagination).'),
+          page(
+            'per_page',
+            { type: 'integer', minimum: 1, maximum: endpoint.perPage.max, default: endpoint.perPage.default },
+            'Records per page.',
+          ),
+          page(
+            'pagination',
+            { enum: ['simple', 'cursor'] },
+            'The envelope: absent for length-aware (with total), simple (no total), cursor (keyset).',
+          ),
+          page('cursor', { type: 'string' }, 'With pagination=cursor: next_cursor or prev_cursor of a page.'),
+          ...(endpoint.allowAll !== undefined
+            ? [
+                page(
+                  'all',
+                  { type: 'boolean' },
+                  `Every matching record as a plain array${endpoint.allowAll === 'unlimited' ? '' : ` (at most ${endpoint.allowAll})`}.`,
+                ),
+              ]
+            : []),
+        ],
+        responses: {
+          '200': {
+            description:
+              'A length-aware page (the default), a simple page (pagination=simple), a cursor page (pagination=cursor) or, with all=true, an array.',
+            ...json({ oneOf: listOf }),
+          },
+          ...errors('list', 400, 422),
+        },
+      });
+    }
+
+    const idParam = { name: 'id', in: 'path', required: true, schema: ref('schemas', names.id) };
+    const recordPath = `${formPath}/{id}`;
+    const ifMatch = {
+      name: 'If-Match',
+      in: 'header',
+      required: policy.requireIfMatch === true,
+      description: 'The ETag the change was made from (or *): 412 when the record has changed since.',
+      schema: { type: 'string' },
+    };
+    const recordResponse = (status: string, text: string, extra: JsonSchema = {}) => ({
+      [status]: {
+        description: text,
+        headers: { ...etagHeader, ...extra },
+        ...json(ref('schemas', names.record)),
+      },
+    });
+    const withIfMatch = policy.requireIfMatch ? [428] : [];
+    if (actions.has('read')) {
+      const trashed = endpoint.exactFilters.has('trashed') && resource.softDeleteColumn !== undefined;
+      operation(recordPath, 'get', {
+        ...about(`Read one ${resource.name} record`),
+        operationId: `read${base}`,
+        parameters: [
+          idParam,
+          ...shapeParams,
+          ...(trashed
+            ? [
+                {
+                  name: 'filter',
+                  in: 'query',
+                  style: 'deepObject',
+                  explode: true,
+                  description: 'filter[trashed]=true also finds a soft-deleted record.',
+                  schema: {
+                    type: 'object',
+                    properties: { trashed: { type: 'boolean' } },
+                    additionalProperties: false,
+                  },
+                },
+              ]
+            : []),
+        ],
+        responses: { ...recordResponse('200', 'The record.'), ...errors('read', 404, 422) },
+      });
+    }
+    if (schemas[names.create])
+      operation(formPath, 'post', {
+        ...about(`Create a ${resource.name} record`),
+        operationId: `create${base}`,
+        requestBody: { required: true, ...json(ref('schemas', names.create)) },
+        responses: {
+          ...recordResponse('201', 'The record as stored.', {
+            Location: { description: "The new record's URL.", schema: { type: 'string' } },
+          }),
+          ...errors('create', 400, 409, 415, 422),
+        },
+      });
+    if (schemas[names.update])
+      operation(recordPath, 'patch', {
+        ...about(`Update a ${resource.name} record`),
+        operationId: `update${base}`,
+        parameters: [idParam, ifMatch],
+        requestBody: { required: true, ...json(ref('schemas', names.update)) },
+        responses: {
+          ...recordResponse('200', 'The record as stored.'),
+          ...errors('update', 400, 404, 409, 412, 415, 422, ...withIfMatch),
+        },
+      });
+    if (actions.has('delete'))
+      operation(recordPath, 'delete', {
+        ...about(`Delete a ${resource.name} record${resource.softDeleteColumn ? ' (soft delete)' : ''}`),
+        operationId: `delete${base}`,
+        parameters: [idParam, ifMatch],
+        responses: { '204': { description: 'Deleted.' }, ...errors('delete', 404, 409, 412, ...withIfMatch) },
+      });
+    if (actions.has('restore'))
+      operation(`${recordPath}/restore`, 'post', {
+        ...about(`Restore a soft-deleted ${resource.name} record`),
+        operationId: `restore${base}`,
+        parameters: [idParam, { ...ifMatch, required: false }],
+        responses: { ...recordResponse('200', 'The record, restored.'), ...errors('restore', 404, 412) },
+      });
+    if (policy.schema)
+      operation(`${prefix}/v1/${endpoint.path}/schema`, 'get', {
+        ...about(`The schema document of ${endpoint.path}`),
+        operationId: `schema${base}`,
+        responses: {
+          '200': {
+            description: 'Table, form and detail descriptions for a frontend (the admin UI reads it).',
+            ...json({ type: 'object', required: ['table', 'form', 'detail'] }),
+          },
+          ...errors('read'),
+        },
+      });
+  }
+
+  const entry = {
+    type: 'object',
+    properties: Object.fromEntries(
+      ['resource', 'path', 'title', 'list', 'schema'].map((name) => [name, { type: 'string' }]),
+    ),
+    required: ['resource', 'path', 'title', 'list', 'schema'],
+    additionalProperties: false,
+  };
+  operation(`${prefix}/v1/schema`, 'get', {
+    tags: ['service'],
+    summary: 'The resources whose schema document this context may read',
+    operationId: 'schemaIndex',
+    responses: {
+      '200': {
+        description: 'The index.',
+        ...json({
+          type: 'object',
+          properties: { resources: { type: 'array', items: entry } },
+          required: ['resources'],
+          additionalProperties: false,
+        }),
+      },
+      ...(input.authenticated ? { '401': ref('responses', 'Unauthorized') } : {}),
+      '503': ref('responses', 'Unavailable'),
+    },
+  });
+  operation(`${prefix}/openapi.json`, 'get', {
+    tags: ['service'],
+    summary: 'This document',
+    operationId: 'openapi',
+    responses: { '200': { description: 'The OpenAPI 3.1 document.', ...json({ type: 'object' }) } },
+  });
+
+  const schemes =
+    options?.securitySchemes ?? (input.authenticated ? { bearerAuth: bearerScheme } : undefined);
+  // Without a requirement of its own, a scheme is optional: the access rules decide per action.
+  const security =
+    options?.security ??
+    (schemes ? [...Object.keys(schemes).map((name) => ({ [name]: [] })), {}] : undefined);
+  const responses = Object.fromEntries(
+    Object.values(errorResponses).map(([name, text]) => [
+      name,
+      {
+        description: text,
+        ...(name === 'Unavailable'
+          ? { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }
+          : {}),
+        ...(name === 'MethodNotAllowed'
+          ? { headers: { Allow: { description: 'The enabled methods.', schema: { type: 'string' } } } }
+          : {}),
+        ...json(ref('schemas', 'ErrorEnvelope')),
+      },
+    ]),
+  );
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    info: {
+      title: options?.title ?? 'Resource API',
+      version: options?.version ?? '1.0.0',
+      description:
+        options?.description ??
+        'List endpoints shaped by the query string behind server-side whitelists, and their records. A method a path does not enable is answered 405 (components.responses.MethodNotAllowed).',
+    },
+    ...(input.publicUrl ? { servers: [{ url: input.publicUrl.replace(/\/$/, '') }] } : {}),
+    tags: [
+      ...input.endpoints.map(({ endpoint }) => ({ name: endpoint.path })),
+      { name: 'service', description: 'The index and this document.' },
+    ],
+    paths,
+    components: {
+      schemas,
+      responses,
+      ...(schemes ? { securitySchemes: schemes } : {}),
+    },
+    ...(security ? { security } : {}),
+    'x-resources': resources,
+  };
+}
+
+const bearerScheme = {
+  type: 'http',
+  scheme: 'bearer',
+  bearerFormat: 'JWT',
+  description: "A token whose claims become the request's context.",
+};
+
+/** An example `filter` value for the parameter: the first filter and an operator with a plain value. */
+function exampleFilter(document: SchemaDocument): Record<string, unknown> | undefined {
+  const samples: Record<string, unknown> = {
+    string: 'text',
+    integer: 10,
+    decimal: 10.5,
+    date: '2024-01-31',
+    datetime: '2024-01-31',
+    boolean: true,
+  };
+  for (const filter of document.table.filters) {
+    const sample = filter.options?.[0]?.value ?? samples[filter.value];
+    if (sample === undefined) continue;
+    const op = filter.operators.find((name) => name === 'gte') ?? 'eq';
+    return { [filter.name]: op === 'eq' ? sample : { [op]: sample } };
+  }
+  return undefined;
+}

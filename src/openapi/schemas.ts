@@ -1,0 +1,340 @@
+import type { CompiledEndpoint } from '../plan/endpoint.js';
+import { operators, type TargetKind } from '../plan/operators.js';
+import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
+import type { ColumnType } from '../resource/types.js';
+import type { InputDeclaration, SchemaDocument, SchemaFilter } from '../schema/types.js';
+
+/** A JSON Schema (2020-12, OpenAPI 3.1's dialect) as plain data. */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** `{ type: [t, 'null'] }` for a schema with one `type`; anything else gets a `null` alternative. */
+function orNull(schema: JsonSchema): JsonSchema {
+  if (typeof schema.type === 'string') {
+    const { enum: values, ...rest } = schema;
+    return {
+      ...rest,
+      type: [schema.type, 'null'],
+      ...(Array.isArray(values) ? { enum: [...values, null] } : {}),
+    };
+  }
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+/** The JSON a column's values take in responses (src/respond/normalize.ts). */
+const valueSchemas: Record<ColumnType, JsonSchema> = {
+  string: { type: 'string' },
+  integer: { type: 'integer' },
+  decimal: { type: 'number' },
+  boolean: { type: 'boolean' },
+  date: { type: 'string', format: 'date' },
+  datetime: { type: 'string', format: 'date-time' },
+  // Any JSON value, null included.
+  json: {},
+};
+
+export function columnSchema(column: ResolvedColumn): JsonSchema {
+  const schema = valueSchemas[column.type];
+  return column.nullable && column.type !== 'json' ? orNull(schema) : { ...schema };
+}
+
+const toMany = (kind: string) => kind === 'hasMany' || kind === 'belongsToMany';
+
+/** `roles.permissions`, `roles` → `{ roles: { permissions: {} } }`. */
+interface IncludeTree {
+  [relation: string]: IncludeTree;
+}
+
+function includeTree(paths: Iterable<string>): IncludeTree {
+  const root: IncludeTree = {};
+  for (const path of paths) {
+    let level = root;
+    for (const segment of path.split('.')) {
+      level[segment] ??= {};
+      level = level[segment] as IncludeTree;
+    }
+  }
+  return root;
+}
+
+/**
+ * A record as the pipeline answers it: every visible column (always present, maybe null), the
+ * `<relation>_count` members a request may ask for and the relations it may include (present only
+ * when asked for). Closed: a member the document does not name is a drift.
+ */
+function recordOf(
+  resource: ResolvedResource,
+  includes: IncludeTree,
+  counts: readonly string[],
+  path = '',
+): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const column of resource.visibleColumns) properties[column.name] = columnSchema(column);
+  for (const name of counts)
+    properties[`${name}_count`] = {
+      type: 'integer',
+      minimum: 0,
+      description: `With count=${name}: the number of related ${name}.`,
+    };
+  for (const [name, children] of Object.entries(includes)) {
+    const relation = resource.relations.get(name);
+    if (!relation) continue;
+    const related = recordOf(relation.target, children, [], `${path}${name}.`);
+    properties[name] = toMany(relation.kind)
+      ? { type: 'array', items: related, description: `With include=${path}${name}.` }
+      : { anyOf: [related, { type: 'null' }], description: `With include=${path}${name}.` };
+  }
+  return {
+    type: 'object',
+    properties,
+    required: resource.visibleColumns.map((column) => column.name),
+    additionalProperties: false,
+  };
+}
+
+/** The record schema of an endpoint; a `response` transformer's shape is the configuration's to declare. */
+export function recordSchema(endpoint: CompiledEndpoint): JsonSchema {
+  const { policy } = endpoint;
+  if (policy.response)
+    return (
+      policy.openapi?.record ?? {
+        type: 'object',
+        description:
+          "Shaped by the endpoint's response transformer (declare its schema with the endpoint's openapi.record).",
+      }
+    );
+  return recordOf(endpoint.resource, includeTree(endpoint.allowedIncludes), [
+    ...endpoint.allowedCounts.keys(),
+  ]);
+}
+
+/** What the value of one filter is, by the schema document's `value` (a column kind, json-path, …). */
+function filterValueSchema(filter: SchemaFilter): JsonSchema {
+  const kind = filter.value as TargetKind | 'custom';
+  if (kind === 'json-path') return { type: ['string', 'number', 'boolean'] };
+  if (kind === 'datetime') return { type: 'string', description: 'YYYY-MM-DD or an ISO 8601 date-time.' };
+  if (kind === 'custom' || kind === 'json') return {};
+  const schema = { ...valueSchemas[kind] };
+  if (filter.options && (kind === 'string' || kind === 'integer' || kind === 'decimal'))
+    schema.enum = filter.options.map((option) => option.value);
+  return schema;
+}
+
+const dateSchema: JsonSchema = { type: 'string', format: 'date' };
+const pair = (item: JsonSchema): JsonSchema => ({
+  type: 'array',
+  prefixItems: [item, item],
+  items: false,
+  minItems: 2,
+  description: 'Two values, from and to (also written as one comma-separated value).',
+});
+
+/** The schema of one operator's value, by its shape (src/plan/operators.ts). */
+function operatorSchema(op: keyof typeof operators, value: JsonSchema, maxList: number): JsonSchema {
+  switch (operators[op].shape) {
+    case 'scalar':
+      return value;
+    case 'text':
+      return { type: 'string' };
+    case 'flag':
+      return { type: 'boolean', description: 'true applies the operator, false inverts it.' };
+    case 'date':
+      return dateSchema;
+    case 'year':
+      return { type: 'integer', minimum: 1000, maximum: 9999 };
+    case 'list':
+      return {
+        type: 'array',
+        items: value,
+        minItems: 1,
+        maxItems: maxList,
+        description: 'One or more values (also written as one comma-separated value).',
+      };
+    case 'pair':
+      return pair(value);
+    case 'datePair':
+      return pair(dateSchema);
+  }
+}
+
+const jsonKey = '[A-Za-z0-9_-]{1,64}';
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * `filter` as an object: each allowed filter name, its operators and their values (the bare value is
+ * the `eq` shorthand), `meta.*` as a pattern, and `and` / `or` groups of the same object.
+ */
+export function filterSchema(endpoint: CompiledEndpoint, filters: readonly SchemaFilter[], self: string) {
+  const properties: Record<string, JsonSchema> = {};
+  const patternProperties: Record<string, JsonSchema> = {};
+  for (const filter of filters) {
+    const value = filterValueSchema(filter);
+    let schema: JsonSchema;
+    if (filter.value === 'custom')
+      schema = { description: 'A custom filter: its value as the filter reads it.' };
+    else if (filter.value === 'boolean' && filter.operators.length === 1) schema = { type: 'boolean' };
+    else {
+      const ops: Record<string, JsonSchema> = {};
+      for (const op of filter.operators)
+        ops[op] = operatorSchema(op as keyof typeof operators, value, endpoint.limits.maxListLength);
+      const byOperator = { type: 'object', properties: ops, additionalProperties: false, minProperties: 1 };
+      schema = filter.operators.includes('eq') ? { anyOf: [value, byOperator] } : byOperator;
+    }
+    if (filter.name.endsWith('.*')) {
+      const owner = filter.name.slice(0, -1);
+      patternProperties[`^${escapeRegExp(owner)}${jsonKey}(\\.${jsonKey}){0,7}$`] = {
+        ...schema,
+        'x-key-prefix': owner,
+      };
+    } else properties[filter.name] = schema;
+  }
+  const group: JsonSchema = { type: 'array', items: { $ref: `#/components/schemas/${self}` }, minItems: 1 };
+  properties.and = { ...group, description: 'Every member matches.' };
+  properties.or = { ...group, description: 'At least one member matches.' };
+  return {
+    type: 'object',
+    properties,
+    ...(Object.keys(patternProperties).length > 0 ? { patternProperties } : {}),
+    additionalProperties: false,
+  };
+}
+
+/** One form input's value in a create or PATCH body (src/schema/update.ts checks the same). */
+function inputSchema(
+  input: SchemaDocument['form']['inputs'][number],
+  declaration: InputDeclaration | undefined,
+  resource: ResolvedResource,
+): JsonSchema {
+  let schema: JsonSchema;
+  switch (input.type) {
+    case 'checkbox':
+    case 'switch':
+      schema = { type: 'boolean' };
+      break;
+    case 'select':
+      schema = { enum: (input.options ?? []).map((option) => option.value) };
+      break;
+    case 'date':
+      schema = dateSchema;
+      break;
+    case 'number': {
+      const column = resource.columns.get(declaration?.column ?? input.name);
+      schema = { type: column?.type === 'integer' ? 'integer' : 'number' };
+      break;
+    }
+    default:
+      schema = {
+        type: 'string',
+        ...(input.type === 'email' ? { format: 'email' } : {}),
+        ...(input.minLength !== undefined ? { minLength: input.minLength } : {}),
+        ...(input.maxLength !== undefined ? { maxLength: input.maxLength } : {}),
+      };
+  }
+  if (declaration?.label !== undefined) schema.title = declaration.label;
+  if (input.visibleWhen)
+    schema.description = `Only read when ${input.visibleWhen.field} ${input.visibleWhen.operator} ${JSON.stringify(input.visibleWhen.is)}.`;
+  // An optional input sent empty is written as NULL (a password sent empty is left as it is).
+  if (!input.required && input.type !== 'password')
+    return schema.enum ? { ...schema, enum: [...(schema.enum as unknown[]), null] } : orNull(schema);
+  return schema;
+}
+
+/** The body of POST (create) or PATCH (update): the form's inputs, nothing else. */
+export function bodySchema(
+  endpoint: CompiledEndpoint,
+  document: SchemaDocument,
+  mode: 'create' | 'update',
+): JsonSchema {
+  const declarations = endpoint.policy.schema?.form?.inputs ?? [];
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  document.form.inputs.forEach((input, index) => {
+    properties[input.name] = inputSchema(input, declarations[index], endpoint.resource);
+    // An input hidden by visibleWhen is not required, so only the unconditional ones are.
+    if (mode === 'create' && input.required && !input.visibleWhen) required.push(input.name);
+  });
+  return {
+    type: 'object',
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+/** The error envelope of every 4xx and 503 (src/respond/error-bag.ts). */
+export const errorEnvelope: JsonSchema = {
+  type: 'object',
+  properties: {
+    message: { type: 'string' },
+    errors: {
+      type: 'object',
+      additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
+      description: 'Messages by the parameter or field they concern (`filter.score`, `include`, `email`).',
+    },
+  },
+  required: ['message', 'errors'],
+  additionalProperties: false,
+  examples: [
+    {
+      message: 'The filter "password" is not authorized for this resource (users).',
+      errors: { 'filter.password': ['The filter "password" is not authorized for this resource (users).'] },
+    },
+  ],
+};
+
+const link: JsonSchema = {
+  type: 'object',
+  properties: { url: { type: ['string', 'null'] }, label: { type: 'string' }, active: { type: 'boolean' } },
+  required: ['url', 'label', 'active'],
+  additionalProperties: false,
+};
+const nullableInteger = { type: ['integer', 'null'] };
+const nullableString = { type: ['string', 'null'] };
+
+/** The three page envelopes (src/respond/length-aware.ts, simple-and-cursor.ts) around a record schema. */
+export function pageSchemas(record: JsonSchema): Record<'lengthAware' | 'simple' | 'cursor', JsonSchema> {
+  const data = { type: 'array', items: record };
+  const offsetPage = {
+    current_page: { type: 'integer', minimum: 1 },
+    data,
+    first_page_url: { type: 'string' },
+    from: nullableInteger,
+    next_page_url: nullableString,
+    path: { type: 'string' },
+    per_page: { type: 'integer', minimum: 1 },
+    prev_page_url: nullableString,
+    to: nullableInteger,
+  };
+  const closed = (properties: Record<string, unknown>, optional: string[] = []) => ({
+    type: 'object',
+    properties,
+    required: Object.keys(properties).filter((name) => !optional.includes(name)),
+    additionalProperties: false,
+  });
+  return {
+    lengthAware: closed(
+      {
+        ...offsetPage,
+        // null when the endpoint reports no total (`total: 'none'`).
+        last_page: nullableInteger,
+        last_page_url: nullableString,
+        links: { type: 'array', items: link },
+        total: { ...nullableInteger, description: 'null when the endpoint reports no total.' },
+        total_is_estimate: {
+          type: 'boolean',
+          description: "Present (true) when `total` is the database's estimate, not a count.",
+        },
+      },
+      ['total_is_estimate'],
+    ),
+    simple: closed(offsetPage),
+    cursor: closed({
+      data,
+      path: { type: 'string' },
+      per_page: { type: 'integer', minimum: 1 },
+      next_cursor: nullableString,
+      next_page_url: nullableString,
+      prev_cursor: nullableString,
+      prev_page_url: nullableString,
+    }),
+  };
+}

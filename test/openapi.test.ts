@@ -1,0 +1,350 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import demoConfig from '../examples/demo/config.js';
+import { createSchema, dropSchema } from '../examples/demo/schema.js';
+import { createService } from '../src/core/service.js';
+import type { OpenApiDocument } from '../src/openapi/index.js';
+import type { Connection } from '../src/sql/connect.js';
+import { openapiEndpoints } from './fixtures/openapi-endpoints.js';
+import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
+import type { InjectOptions } from './support/hosts.js';
+import { useRecordsService } from './support/records.js';
+
+// ajv-formats is CommonJS: its default export arrives as the module object under NodeNext's types.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+type Json = Record<string, unknown>;
+
+/** JSON Pointer segment (RFC 6901), percent-encoded for a URI fragment. */
+const pointer = (...segments: string[]) =>
+  segments.map((segment) => encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+
+/**
+ * Checks response bodies against the document's own schemas: the response of a path, method and
+ * status (following a `$ref` to components.responses), compiled by ajv in JSON Schema 2020-12.
+ */
+function responseChecker(document: OpenApiDocument) {
+  // strict: false lets ajv skip the OpenAPI keywords around the schemas (paths, responses, example).
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ ...document, $id: 'https://service.test/openapi.json' });
+  const schemaAt = (path: string, method: string, status: number): string => {
+    const operation = document.paths[path]?.[method] as Json | undefined;
+    if (!operation) throw new Error(`The document has no ${method.toUpperCase()} ${path}.`);
+    const response = (operation.responses as Record<string, Json>)[String(status)];
+    if (!response) throw new Error(`${method.toUpperCase()} ${path} documents no ${status}.`);
+    if (typeof response.$ref === 'string')
+      return `https://service.test/openapi.json${response.$ref}/${pointer('content', 'application/json', 'schema')}`;
+    return `https://service.test/openapi.json#/${pointer('paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema')}`;
+  };
+  return {
+    /** The validation errors of `body` (empty: valid). */
+    errors(path: string, method: string, status: number, body: unknown): string[] {
+      const validate = ajv.compile({ $ref: schemaAt(path, method, status) });
+      if (validate(body)) return [];
+      return (validate.errors ?? []).map(
+        (error) => `${error.instancePath} ${error.message} ${JSON.stringify(error.params)}`,
+      );
+    },
+    /** A response's body against the document's `components.responses.<name>`. */
+    componentErrors(name: string, body: unknown): string[] {
+      const validate = ajv.compile({
+        $ref: `https://service.test/openapi.json#/${pointer('components', 'responses', name, 'content', 'application/json', 'schema')}`,
+      });
+      return validate(body)
+        ? []
+        : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
+    },
+  };
+}
+
+const schemaOf = (document: OpenApiDocument, name: string) => document.components.schemas[name] as Json;
+const props = (schema: Json) => schema.properties as Record<string, Json>;
+/** The `index`th member of a schema's `anyOf`. */
+const alternative = (schema: Json | undefined, index: number) =>
+  ((schema?.anyOf ?? []) as Json[])[index] as Json;
+
+describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) => {
+  const service = useRecordsService(dialect, 'openapi', { endpoints: openapiEndpoints });
+  let document: OpenApiDocument;
+  let check: ReturnType<typeof responseChecker>;
+  const operation = (path: string, method: string) => document.paths[path]?.[method] as Json;
+
+  beforeAll(async () => {
+    const response = await service.inject({ method: 'GET', url: '/api/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    document = response.json();
+    check = responseChecker(document);
+  });
+
+  it('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
+    const validated = await SwaggerParser.validate(structuredClone(document) as never);
+    expect((validated as Json).openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths).sort()).toEqual(
+      [
+        '/api/users',
+        '/api/users/{id}',
+        '/api/users/{id}/restore',
+        '/api/posts',
+        '/api/posts/{id}',
+        '/api/comment-labels',
+        '/api/comment-labels/{id}',
+        '/api/v1/users/schema',
+        '/api/v1/posts/schema',
+        '/api/v1/schema',
+        '/api/openapi.json',
+      ].sort(),
+    );
+    expect(Object.keys(document.paths['/api/users/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
+    expect(Object.keys(document.paths['/api/posts/{id}'] ?? {}).sort()).toEqual(['get', 'patch']);
+    // A context hook is configured: an optional bearer token.
+    expect(document.components.securitySchemes).toEqual({
+      bearerAuth: expect.objectContaining({ scheme: 'bearer' }),
+    });
+    expect(document.security).toEqual([{ bearerAuth: [] }, {}]);
+  });
+
+  it('documents records from the columns: types, formats, nullability, counts, includes; hidden columns absent', () => {
+    const record = schemaOf(document, 'UsersRecord');
+    const p = props(record);
+    expect(p.password_hash).toBeUndefined();
+    expect(p.id).toEqual({ type: 'integer' });
+    expect(p.created_at?.format).toBe('date-time');
+    expect(p.birthday).toEqual({ type: ['string', 'null'], format: 'date' });
+    expect(p.deleted_at?.type).toEqual(['string', 'null']);
+    expect(p.posts_count?.type).toBe('integer');
+    expect(record.required).toContain('email');
+    expect(record.required).not.toContain('posts_count');
+    expect(record.additionalProperties).toBe(false);
+    // To-many: an array of the related records, nested includes inside.
+    const roles = p.roles as Json;
+    expect(roles.type).toBe('array');
+    expect(props(roles.items as Json).permissions?.type).toBe('array');
+    // To-one: the record or null.
+    expect(alternative(p.department, 1)).toEqual({ type: 'null' });
+    // The transformer's record is the one the endpoint declares.
+    expect(props(schemaOf(document, 'CommentLabelsRecord')).label).toEqual({ type: 'string' });
+  });
+
+  it('documents filters with their operators and value shapes, and include/count/sort as enums', () => {
+    const filter = props(schemaOf(document, 'UsersFilter'));
+    expect(Object.keys(filter).sort()).toEqual(
+      [
+        'active',
+        'and',
+        'birthday',
+        'created_at',
+        'department.name',
+        'name',
+        'or',
+        'score',
+        'status',
+        'trashed',
+      ].sort(),
+    );
+    const scoreOps = props(alternative(filter.score, 1));
+    expect(Object.keys(scoreOps)).toContain('gte');
+    expect(Object.keys(scoreOps)).not.toContain('contains');
+    expect(scoreOps.between).toMatchObject({
+      type: 'array',
+      minItems: 2,
+      prefixItems: [{ type: 'integer' }, { type: 'integer' }],
+    });
+    expect(scoreOps.in).toMatchObject({ type: 'array', items: { type: 'integer' }, maxItems: 100 });
+    expect(scoreOps.is_null).toMatchObject({ type: 'boolean' });
+    const nameOps = props(alternative(filter.name, 1));
+    expect(Object.keys(nameOps)).toContain('contains');
+    expect(Object.keys(props(alternative(filter.birthday, 1)))).toContain('date_between');
+    // The badge's colours are the values status takes.
+    expect(alternative(filter.status, 0)).toEqual({
+      type: 'string',
+      enum: ['active', 'inactive', 'banned'],
+    });
+    expect(filter.active).toEqual({ type: 'boolean' });
+    const patterns = schemaOf(document, 'UsersFilter').patternProperties as Record<string, Json>;
+    expect(Object.keys(patterns)).toHaveLength(1);
+    expect(new RegExp(Object.keys(patterns)[0] as string).test('settings.theme')).toBe(true);
+    expect(new RegExp(Object.keys(patterns)[0] as string).test('settingsXtheme')).toBe(false);
+
+    const list = operation('/api/users', 'get');
+    const parameters = list.parameters as Json[];
+    const param = (name: string) => parameters.find((candidate) => candidate.name === name) as Json;
+    expect(param('filter')).toMatchObject({ style: 'deepObject', explode: true });
+    expect((param('include').schema as Json).items).toEqual({
+      enum: ['department', 'roles', 'roles.permissions', 'posts', 'posts.comments'],
+    });
+    expect((param('count').schema as Json).items).toEqual({ enum: ['posts', 'roles'] });
+    expect((param('sort').schema as Json).items).toEqual({
+      enum: ['name', '-name', 'score', '-score', 'created_at', '-created_at'],
+    });
+    expect(param('all')).toBeDefined();
+    expect(param('search')).toBeDefined();
+    // posts has no search and no all=true: not documented.
+    const postParams = operation('/api/posts', 'get').parameters as Json[];
+    expect(postParams.map((candidate) => candidate.name)).not.toContain('search');
+    expect(postParams.map((candidate) => candidate.name)).not.toContain('all');
+  });
+
+  it('documents request bodies from the form: required, enums, lengths, formats', () => {
+    const create = schemaOf(document, 'UsersCreate');
+    // score is required but conditional (visibleWhen): not required by the schema.
+    expect(create.required).toEqual(['name', 'email', 'status']);
+    const p = props(create);
+    expect(p.name).toMatchObject({ type: 'string', maxLength: 120 });
+    expect(p.email).toMatchObject({ type: 'string', format: 'email' });
+    expect(p.status).toEqual({ enum: ['active', 'inactive', 'banned'] });
+    expect(p.password).toMatchObject({ type: 'string', minLength: 10 });
+    expect(p.score?.type).toBe('integer');
+    expect(p.balance?.type).toEqual(['number', 'null']);
+    expect(p.is_admin?.type).toEqual(['boolean', 'null']);
+    expect(create.additionalProperties).toBe(false);
+    expect(schemaOf(document, 'UsersUpdate').required).toBeUndefined();
+    const patchPosts = document.paths['/api/posts/{id}']?.patch as Json;
+    expect((patchPosts.parameters as Json[]).find((p) => p.name === 'If-Match')?.required).toBe(true);
+    expect(Object.keys(patchPosts.responses as Json)).toEqual(
+      expect.arrayContaining(['200', '401', '403', '404', '409', '412', '415', '422', '428', '503']),
+    );
+  });
+
+  /** Sends a request, checks its status, and its body against the document's schema for it. */
+  const call = async (
+    request: InjectOptions & { role?: string },
+    path: string,
+    status: number,
+  ): Promise<Json & { data?: Json[] }> => {
+    const method = (request.method ?? 'GET').toLowerCase();
+    const headers = { ...request.headers, ...(request.role ? { 'x-test-role': request.role } : {}) };
+    const response = await service.inject({ ...request, headers });
+    expect(response.statusCode, `${method} ${request.url}: ${response.body}`).toBe(status);
+    const body = response.statusCode === 204 ? undefined : response.json();
+    if (body !== undefined)
+      expect(check.errors(path, method, status, body), `${method} ${request.url}`).toEqual([]);
+    return body;
+  };
+
+  it('answers lists in every pagination mode as documented', async () => {
+    const page = await call(
+      {
+        url: '/api/users?include=department,roles.permissions,posts.comments&count=posts,roles&sort=-score&filter[score][gte]=10',
+      },
+      '/api/users',
+      200,
+    );
+    expect(page.total).toBeGreaterThan(0);
+    expect(page.data?.some((user) => Array.isArray(user.roles) && user.roles.length > 0)).toBe(true);
+    await call({ url: '/api/users?pagination=simple&per_page=3&include=department' }, '/api/users', 200);
+    const first = await call({ url: '/api/users?pagination=cursor&per_page=2&sort=name' }, '/api/users', 200);
+    expect(typeof first.next_cursor).toBe('string');
+    await call(
+      { url: `/api/users?pagination=cursor&per_page=2&sort=name&cursor=${String(first.next_cursor)}` },
+      '/api/users',
+      200,
+    );
+    const all = await call(
+      { url: '/api/users?all=true&filter[status]=active&count=posts' },
+      '/api/users',
+      200,
+    );
+    expect(Array.isArray(all)).toBe(true);
+    await call({ url: '/api/users?search=a&filter[settings.theme]=dark' }, '/api/users', 200);
+    await call(
+      { url: '/api/posts?filter[meta.featured]=true&include=author&count=comments' },
+      '/api/posts',
+      200,
+    );
+    await call({ url: '/api/comment-labels?filter[approved]=true' }, '/api/comment-labels', 200);
+    await call({ url: '/api/users?filter[password_hash]=x&sort=email' }, '/api/users', 422);
+  });
+
+  it('catches a drift: a member the document does not name, or one missing, fails the check', async () => {
+    const response = await service.inject({ method: 'GET', url: '/api/users?count=posts' });
+    const body = response.json();
+    expect(check.errors('/api/users', 'get', 200, body)).toEqual([]);
+    const extra = { ...body, data: [{ ...body.data[0], secret: 1 }, ...body.data.slice(1)] };
+    expect(check.errors('/api/users', 'get', 200, extra).length).toBeGreaterThan(0);
+    const { per_page: _, ...missing } = body;
+    expect(check.errors('/api/users', 'get', 200, missing).length).toBeGreaterThan(0);
+    const wrongType = { ...body, data: [{ ...body.data[0], created_at: 12 }] };
+    expect(check.errors('/api/users', 'get', 200, wrongType).length).toBeGreaterThan(0);
+  });
+
+  it('answers records and their errors as documented (read, create, PATCH, delete, restore; 401/403/404/405/412/415/422/428)', async () => {
+    await call({ url: '/api/users/1?include=department&count=posts' }, '/api/users/{id}', 200);
+    await call({ url: '/api/users/999999' }, '/api/users/{id}', 404);
+    await call({ url: '/api/users/1?page=2' }, '/api/users/{id}', 422);
+    const values = {
+      name: 'Openapi Person',
+      email: `openapi-${dialect}@example.com`,
+      status: 'active',
+      score: 70,
+    };
+    const created = await call({ method: 'POST', url: '/api/users', payload: values }, '/api/users', 201);
+    const id = String(created.id);
+    await call({ method: 'POST', url: '/api/users', payload: values }, '/api/users', 409);
+    await call(
+      { method: 'POST', url: '/api/users', payload: { ...values, status: 'gone' } },
+      '/api/users',
+      422,
+    );
+    await call(
+      { method: 'POST', url: '/api/users', payload: 'x', headers: { 'content-type': 'text/plain' } },
+      '/api/users',
+      415,
+    );
+    await call({ method: 'POST', url: '/api/users', payload: values, role: 'anonymous' }, '/api/users', 401);
+    await call({ method: 'POST', url: '/api/users', payload: values, role: 'viewer' }, '/api/users', 403);
+    await call(
+      { method: 'PATCH', url: `/api/users/${id}`, payload: { score: 71, birthday: null } },
+      '/api/users/{id}',
+      200,
+    );
+    await call({ method: 'DELETE', url: `/api/users/${id}` }, '/api/users/{id}', 204);
+    await call({ method: 'POST', url: `/api/users/${id}/restore` }, '/api/users/{id}/restore', 200);
+
+    await call({ method: 'PATCH', url: '/api/posts/1', payload: { score: 3 } }, '/api/posts/{id}', 428);
+    await call(
+      { method: 'PATCH', url: '/api/posts/1', payload: { score: 3 }, headers: { 'if-match': '"stale"' } },
+      '/api/posts/{id}',
+      412,
+    );
+    const read = await service.inject({ method: 'GET', url: '/api/posts/1' });
+    await call(
+      {
+        method: 'PATCH',
+        url: '/api/posts/1',
+        payload: { score: 3 },
+        headers: { 'if-match': String(read.headers.etag) },
+      },
+      '/api/posts/{id}',
+      200,
+    );
+    // DELETE is not enabled on posts: 405, answered with the documented component.
+    const refused = await service.inject({ method: 'DELETE', url: '/api/posts/1' });
+    expect(refused.statusCode).toBe(405);
+    expect(check.componentErrors('MethodNotAllowed', refused.json())).toEqual([]);
+  });
+});
+
+describe('the demo configuration', () => {
+  const database = 'openapi_demo_sqlite';
+  let connection: Connection;
+  afterAll(async () => {
+    await connection?.db.destroy();
+    await dropDatabase('sqlite', database);
+  });
+
+  it('serves a valid OpenAPI 3.1 document', async () => {
+    connection = await freshDatabase('sqlite', database);
+    await dropSchema(connection);
+    await createSchema(connection);
+    const service = await createService({ config: demoConfig, connection });
+    const response = await service.handle({ method: 'GET', url: '/api/openapi.json', headers: {} });
+    expect(response?.status).toBe(200);
+    const document = JSON.parse(String(response?.body)) as OpenApiDocument;
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
+    expect(document).toEqual(service.openapi);
+    for (const endpoint of demoConfig.endpoints)
+      expect(document.paths[`/api/${endpoint.path ?? endpoint.resource}`]).toBeDefined();
+  });
+});

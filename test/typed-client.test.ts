@@ -1,0 +1,233 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runTypes } from '../src/cli/types.js';
+import { createClient, type EndpointRoutes, type ResourceTypes } from '../src/client/index.js';
+import { type OpenApiDocument, renderTypes } from '../src/openapi/index.js';
+import { openapiEndpoints } from './fixtures/openapi-endpoints.js';
+import { dialects } from './support/databases.js';
+import { users } from './support/fixture.js';
+import { useRecordsService } from './support/records.js';
+import type { TestService } from './support/service.js';
+
+const root = resolve(import.meta.dirname, '..');
+const run = promisify(execFile);
+
+/** `fetch` through the test service's inject: the typed client talks to the real server's core. */
+function fetchThrough(service: TestService): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(String(input));
+    const headers = Object.fromEntries(new Headers(init?.headers).entries());
+    const response = await service.inject({
+      method: init?.method ?? 'GET',
+      url: `${url.pathname}${url.search}`,
+      headers,
+      ...(init?.body !== undefined && init.body !== null ? { payload: String(init.body) } : {}),
+    });
+    const answer = new Headers();
+    for (const [name, value] of Object.entries(response.headers))
+      if (typeof value === 'string') answer.set(name, value);
+    const empty = response.statusCode === 204 || response.statusCode === 304;
+    return new Response(empty ? null : response.body, { status: response.statusCode, headers: answer });
+  };
+}
+
+/** The generated `Resources` of the suite's endpoints, as the runtime sees them (loosely). */
+type Api = Record<'users' | 'posts' | 'comment-labels', ResourceTypes & { filter: Record<string, unknown> }>;
+
+describe.each(dialects)('typed client through HTTP (%s)', (dialect) => {
+  const service = useRecordsService(dialect, 'typed_client', { endpoints: openapiEndpoints });
+  let document: OpenApiDocument;
+  let client: ReturnType<typeof createClient<Api>>;
+
+  beforeAll(async () => {
+    document = (await service.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    // What the generated `endpoints` holds: the document's paths of each endpoint.
+    const endpoints = document['x-resources'] as unknown as Record<keyof Api, EndpointRoutes>;
+    client = createClient<Api>(endpoints, { baseUrl: 'http://service.test', fetch: fetchThrough(service) });
+  });
+
+  it('lists with a filter object: client.users.list({ filter: { score: { gte: 80 } } })', async () => {
+    const page = await client.users.list({ filter: { score: { gte: 80 } }, sort: '-score', per_page: 50 });
+    const expected = users.filter((user) => user.score >= 80 && user.deleted_at === null);
+    expect(page.total).toBe(expected.length);
+    expect(page.data.map((user) => (user as { id: number }).id).sort()).toEqual(
+      expected.map((user) => user.id).sort(),
+    );
+    const grouped = await client.users.list({
+      filter: { or: [{ status: 'banned' }, { score: { gte: 95 } }], name: { contains: 'a' } },
+      all: true,
+    });
+    const matches = users.filter(
+      (user) =>
+        user.deleted_at === null &&
+        (user.status === 'banned' || user.score >= 95) &&
+        user.name.toLowerCase().includes('a'),
+    );
+    expect(grouped.map((user) => (user as { id: number }).id).sort()).toEqual(
+      matches.map((user) => user.id).sort(),
+    );
+    const cursor = await client.users.list({ pagination: 'cursor', per_page: 2, sort: 'name' });
+    expect(cursor.data).toHaveLength(2);
+    expect(typeof cursor.next_cursor).toBe('string');
+  });
+
+  it('reads, creates, updates, deletes and restores a record', async () => {
+    const read = await client.users.read(1, { include: 'department', count: 'posts' });
+    expect(read.record).toMatchObject({
+      id: 1,
+      name: users[0]?.name,
+      department: { id: users[0]?.department_id },
+    });
+    expect(read.etag).toBeTruthy();
+    const created = await client.users.create({
+      name: 'Typed Person',
+      email: `typed-${dialect}@example.com`,
+      status: 'active',
+      score: 42,
+    });
+    if (!created.ok) throw new Error(created.message);
+    const id = (created.record as { id: number }).id;
+    const updated = await client.users.update(id, { score: 43 }, { ifMatch: created.etag ?? '' });
+    expect(updated.ok && (updated.record as { score: number }).score).toBe(43);
+    const refused = await client.users.create({
+      name: 'x',
+      email: 'not-an-email',
+      status: 'active',
+      score: 1,
+    });
+    expect(refused).toMatchObject({ ok: false, status: 422, errors: { email: expect.any(Array) } });
+    expect(await client.users.delete(id)).toEqual({ ok: true });
+    const restored = await client.users.restore(id);
+    expect((restored.record as { deleted_at: unknown }).deleted_at).toBeNull();
+  });
+});
+
+describe('generated types', () => {
+  const service = useRecordsService('sqlite', 'typed_client_types', { endpoints: openapiEndpoints });
+  let directory: string;
+  afterAll(() => {
+    if (directory) rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('type-check the allowed filters and fail to compile on one that is not allowed', async () => {
+    const document = (await service.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    directory = mkdtempSync(join(tmpdir(), 'typed-client-'));
+    writeFileSync(join(directory, 'package.json'), JSON.stringify({ type: 'module' }));
+    writeFileSync(join(directory, 'api.ts'), renderTypes(document));
+    const client = `import { createClient } from '${root}/src/client/index.js';
+import { endpoints, type Resources } from './api.js';
+export const client = createClient<Resources>(endpoints, { baseUrl: 'http://127.0.0.1:3000' });
+`;
+    writeFileSync(join(directory, 'client.ts'), client);
+    writeFileSync(
+      join(directory, 'good.ts'),
+      `import { client } from './client.js';
+export async function uses(): Promise<void> {
+  const page = await client.users.list({
+    filter: { score: { gte: 80 }, status: 'active', 'settings.theme': 'dark', or: [{ name: { contains: 'a' } }, { 'department.name': 'Sales' }] },
+    include: ['department', 'roles.permissions'],
+    count: 'posts',
+    sort: '-score',
+  });
+  const total: number | null = page.total;
+  const email: string | undefined = page.data[0]?.email;
+  const posts: number | undefined = page.data[0]?.posts_count;
+  const cursor = await client.users.list({ pagination: 'cursor', per_page: 5 });
+  const next: string | null = cursor.next_cursor;
+  const all = await client.users.list({ all: true });
+  const first: number | undefined = all[0]?.id;
+  await client.users.list({ filter: { score: { between: [10, 20] }, birthday: { date_between: ['2024-01-01', '2024-12-31'] } } });
+  await client.users.create({ name: 'Ann', email: 'ann@example.com', status: 'active' });
+  await client.posts.update(1, { title: 'New' }, { ifMatch: '"v1"' });
+  const label: string | undefined = (await client['comment-labels'].list()).data[0]?.label;
+  // @ts-expect-error password_hash is not an allowed filter
+  await client.users.list({ filter: { password_hash: { eq: 'x' } } });
+  // @ts-expect-error contains does not apply to an integer column
+  await client.users.list({ filter: { score: { contains: '8' } } });
+  // @ts-expect-error between takes two values
+  await client.users.list({ filter: { score: { between: [10] } } });
+  // @ts-expect-error comments is not an allowed include
+  await client.users.list({ include: 'comments' });
+  // @ts-expect-error email is not an allowed sort
+  await client.users.list({ sort: 'email' });
+  // @ts-expect-error status takes one of the select's options
+  await client.users.create({ name: 'Ann', email: 'ann@example.com', status: 'gone' });
+  // @ts-expect-error posts has no create action
+  await client.posts.create({ title: 'x' });
+  void [total, email, posts, next, first, label];
+}
+`,
+    );
+    // The same call without the directive: it must fail, and for the filter's name.
+    writeFileSync(
+      join(directory, 'bad.ts'),
+      `import { client } from './client.js';
+export const bad = client.users.list({ filter: { password_hash: { eq: 'x' } } });
+`,
+    );
+    writeFileSync(
+      join(directory, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          lib: ['ES2023'],
+          types: ['node'],
+          typeRoots: [join(root, 'node_modules/@types')],
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          skipLibCheck: true,
+          noEmit: true,
+          verbatimModuleSyntax: true,
+        },
+        files: ['good.ts', 'bad.ts'],
+      }),
+    );
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    const result = await run(process.execPath, [tsc, '-p', join(directory, 'tsconfig.json')], {
+      cwd: directory,
+    }).then(
+      () => ({ code: 0, output: '' }),
+      (error: { code: number; stdout: string }) => ({ code: error.code, output: error.stdout }),
+    );
+    const errors = result.output.split('\n').filter((line) => /error TS\d+/.test(line));
+    expect(result.code).not.toBe(0);
+    // Every error is the bad call's (good.ts compiles, its @ts-expect-error lines all used).
+    expect(errors.length).toBeGreaterThan(0);
+    expect(
+      errors.every((line) => line.startsWith('bad.ts')),
+      result.output,
+    ).toBe(true);
+    expect(result.output).toContain('password_hash');
+  }, 120_000);
+});
+
+describe('the types command', () => {
+  it('writes the types module of a configuration, and explains its usage', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'types-command-'));
+    const previous = process.env.DATABASE_URL;
+    const lines: string[] = [];
+    const io = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
+    try {
+      process.env.DATABASE_URL = `sqlite:${join(directory, 'demo.db')}`;
+      const out = join(directory, 'api.ts');
+      expect(await runTypes(['--config', join(root, 'examples/demo/config.ts'), '--out', out], io)).toBe(0);
+      const text = readFileSync(out, 'utf8');
+      expect(text).toContain('export interface Resources {');
+      expect(text).toMatch(/users: \{\n {4}record: UsersRecord;/);
+      expect(text).toContain('export const endpoints = {');
+      expect(text).not.toContain('password_hash');
+      expect(await runTypes([], io)).toBe(2);
+      expect(lines.at(-1)).toContain('Usage: resource-query-service types');
+    } finally {
+      if (previous === undefined) delete process.env.DATABASE_URL;
+      else process.env.DATABASE_URL = previous;
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
