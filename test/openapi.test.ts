@@ -192,9 +192,12 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
     expect(create.required).toEqual(['name', 'email', 'status']);
     const p = props(create);
     expect(p.name).toMatchObject({ type: 'string', maxLength: 120 });
-    expect(p.email).toMatchObject({ type: 'string', format: 'email' });
+    // Lengths validation enforces without a declaration are documented too: 255, 8+ for a password.
+    expect(p.email).toMatchObject({ type: 'string', format: 'email', maxLength: 255 });
+    expect(p.email?.minLength).toBeUndefined();
     expect(p.status).toEqual({ enum: ['active', 'inactive', 'banned'] });
-    expect(p.password).toMatchObject({ type: 'string', minLength: 10 });
+    expect(p.password).toMatchObject({ type: 'string', minLength: 10, maxLength: 255 });
+    expect(props(schemaOf(document, 'PostsUpdate')).title).toMatchObject({ type: 'string', maxLength: 255 });
     expect(p.score?.type).toBe('integer');
     expect(p.balance?.type).toEqual(['number', 'null']);
     expect(p.is_admin?.type).toEqual(['boolean', 'null']);

@@ -3,6 +3,7 @@ import { operators, type TargetKind } from '../plan/operators.js';
 import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
 import type { ColumnType } from '../resource/types.js';
 import type { InputDeclaration, SchemaDocument, SchemaFilter } from '../schema/types.js';
+import { textLengths } from '../schema/update.js';
 
 /** A JSON Schema (2020-12, OpenAPI 3.1's dialect) as plain data. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -221,13 +222,16 @@ function inputSchema(
       schema = { type: column?.type === 'integer' ? 'integer' : 'number' };
       break;
     }
-    default:
+    default: {
+      // The lengths validation enforces, declared or default (255, 65,535 for a textarea, 8+ for a password).
+      const { min, max } = textLengths(declaration ?? input);
       schema = {
         type: 'string',
         ...(input.type === 'email' ? { format: 'email' } : {}),
-        ...(input.minLength !== undefined ? { minLength: input.minLength } : {}),
-        ...(input.maxLength !== undefined ? { maxLength: input.maxLength } : {}),
+        ...(min > 0 ? { minLength: min } : {}),
+        maxLength: max,
       };
+    }
   }
   if (declaration?.label !== undefined) schema.title = declaration.label;
   if (input.visibleWhen)

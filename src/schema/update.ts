@@ -68,9 +68,18 @@ export function prepareInputs(resource: ResolvedResource, inputs: readonly Input
 
 const textTypes = new Set<InputDeclaration['type']>(['text', 'email', 'password', 'textarea']);
 
-/** The longest value an input accepts, in characters (text inputs; others are short by nature). */
-function maxCharacters(input: InputDeclaration): number {
-  return input.maxLength ?? defaultMaxLength[input.type] ?? 255;
+/**
+ * The shortest and longest value a text input accepts, in characters (others are short by nature):
+ * what validation enforces and what the OpenAPI document states.
+ */
+export function textLengths(input: Pick<InputDeclaration, 'type' | 'minLength' | 'maxLength'>): {
+  min: number;
+  max: number;
+} {
+  return {
+    min: input.minLength ?? (input.type === 'password' ? 8 : 0),
+    max: input.maxLength ?? defaultMaxLength[input.type] ?? 255,
+  };
 }
 
 /**
@@ -81,7 +90,7 @@ function maxCharacters(input: InputDeclaration): number {
 export function bodyLimit(inputs: readonly FormInput[]): number {
   let bytes = 16 * 1024;
   for (const { declaration } of inputs)
-    bytes += textTypes.has(declaration.type) ? maxCharacters(declaration) * 6 + 64 : 1024;
+    bytes += textTypes.has(declaration.type) ? textLengths(declaration).max * 6 + 64 : 1024;
   return bytes;
 }
 
@@ -180,8 +189,7 @@ function checkValue(
     default: {
       if (typeof value !== 'string') return `The ${label} field must be a string.`;
       if (value.includes('\u0000')) return `The ${label} field contains a NUL character.`;
-      const max = maxCharacters(input);
-      const min = input.minLength ?? (input.type === 'password' ? 8 : 0);
+      const { min, max } = textLengths(input);
       if (value.length > max) return `The ${label} field must not be longer than ${max} characters.`;
       if (value.length < min) return `The ${label} field must be at least ${min} characters.`;
       if (input.type === 'email' && !emailPattern.test(value))
