@@ -1,32 +1,118 @@
 /**
- * The practical limit for a Node service: node:http + pg answering the benchmark URLs with hand-written,
- * parameterised SQL and the same JSON as the service. Nothing generic: one handler per URL. Orders are
- * written as a developer who knows the table would: plain `DESC` on NOT NULL columns, `NULLS LAST`
- * where the column is nullable, a row comparison for the keyset page — using the same indexes.
+ * The practical limit for a Node service: node:http + the engine's driver (`pg`, `mysql2`,
+ * `better-sqlite3`) answering the benchmark URLs with hand-written, parameterised SQL and the same JSON
+ * as the service. Nothing generic: one handler per URL. Orders are written as a developer who knows
+ * the table would: plain `DESC` on NOT NULL columns, `NULLS LAST` where PostgreSQL needs it for a
+ * nullable column, the keyset condition in the form each engine's index serves — using the same
+ * indexes. `--engine pg|mariadb|sqlite`; the SQL below is written with `?` placeholders, numbered for
+ * PostgreSQL once per statement text.
  */
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { createPool } from 'mysql2/promise';
 import pg from 'pg';
 import { lengthAwarePage } from '../src/respond/length-aware.js';
 import { cursorPage, simplePage } from '../src/respond/simple-and-cursor.js';
-import { benchQueries, cursorPrefix } from './queries.js';
+import { sqliteFilename } from '../src/sql/dialects/sqlite.js';
+import type { EngineName } from './engines.js';
+import { cursorPrefix, queriesFor } from './queries.js';
 
-const { values } = parseArgs({ options: { port: { type: 'string', default: '3902' } } });
+const { values } = parseArgs({
+  options: { port: { type: 'string', default: '3902' }, engine: { type: 'string', default: 'pg' } },
+});
 const url = process.env.DATABASE_URL as string;
+const engine = values.engine as EngineName;
 
-pg.types.setTypeParser(1082, (value) => value); // date as YYYY-MM-DD
-pg.types.setTypeParser(1700, (value) => Number.parseFloat(value)); // numeric as a number
-pg.types.setTypeParser(20, (value) => Number(value)); // count(*) as a number
-const pool = new pg.Pool({ connectionString: url, max: 10 });
+type Row = Record<string, unknown>;
+type Handler = (path: string, rawQuery: string) => Promise<unknown>;
+
+/** What differs between the engines in the baseline's hand-written SQL, and how it runs a statement. */
+interface EngineSql {
+  query(text: string, params: unknown[]): Promise<Row[]>;
+  /** Case-insensitive LIKE (MariaDB's collation and SQLite's LIKE ignore ASCII case already). */
+  ilike: string;
+  /** `settings.theme` as text. */
+  theme: string;
+  /** After `birthday desc`: NULLs last (PostgreSQL sorts them first descending). */
+  nullsLast: string;
+  /** Newest-first keyset after (created_at, id): one row comparison where the index serves it. */
+  after: { sql: string; params: (createdAt: string, id: number) => unknown[] };
+}
+
+function postgresSql(): EngineSql {
+  pg.types.setTypeParser(1082, (value) => value); // date as YYYY-MM-DD
+  pg.types.setTypeParser(1700, (value) => Number.parseFloat(value)); // numeric as a number
+  pg.types.setTypeParser(20, (value) => Number(value)); // count(*) as a number
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const numbered = new Map<string, string>();
+  return {
+    query: async (text, params) => {
+      let sql = numbered.get(text);
+      if (sql === undefined) {
+        let n = 0;
+        sql = text.replace(/\?/g, () => `$${++n}`);
+        numbered.set(text, sql);
+      }
+      return (await pool.query(sql, params)).rows;
+    },
+    ilike: 'ilike',
+    theme: "u.settings ->> 'theme'",
+    nullsLast: ' nulls last',
+    after: { sql: '(u.created_at, u.id) < (?, ?)', params: (createdAt, id) => [createdAt, id] },
+  };
+}
+
+/** The expanded keyset form: MariaDB reads the whole index for a row comparison (FIELD-NOTES). */
+const expandedAfter: EngineSql['after'] = {
+  sql: 'u.created_at <= ? and (u.created_at < ? or (u.created_at = ? and u.id < ?))',
+  params: (createdAt, id) => [createdAt, createdAt, createdAt, id],
+};
+
+function mariadbSql(): EngineSql {
+  const pool = createPool({
+    uri: url.replace(/^mariadb:/, 'mysql:'),
+    connectionLimit: 10,
+    dateStrings: true,
+    timezone: 'Z',
+    charset: 'utf8mb4',
+    supportBigNumbers: true,
+  });
+  return {
+    query: async (text, params) => (await pool.query(text, params))[0] as Row[],
+    ilike: 'like',
+    theme: "json_value(u.settings, '$.theme')",
+    nullsLast: '',
+    after: expandedAfter,
+  };
+}
+
+function sqliteSql(): EngineSql {
+  const database = new Database(sqliteFilename(url), { readonly: true });
+  const statements = new Map<string, Database.Statement>();
+  return {
+    query: async (text, params) => {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = database.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement.all(...params) as Row[];
+    },
+    ilike: 'like',
+    theme: "json_extract(u.settings, '$.theme')",
+    nullsLast: '',
+    after: expandedAfter,
+  };
+}
+
+const db = { pg: postgresSql, mariadb: mariadbSql, sqlite: sqliteSql }[engine]();
 
 const COLUMNS =
   'u.id, u.name, u.email, u.status, u.score, u.balance, u.is_admin, u.birthday, u.settings, u.department_id, u.created_at, u.updated_at, u.deleted_at';
 const PER_PAGE = 15;
 /** Newest first, ties by key: the endpoint's default order. */
 const NEWEST = 'order by u.created_at desc, u.id desc';
-
-type Row = Record<string, unknown>;
-type Handler = (path: string, rawQuery: string) => Promise<unknown>;
 
 async function paged(
   where: string,
@@ -35,15 +121,16 @@ async function paged(
   path: string,
   rawQuery: string,
 ): Promise<unknown> {
-  const n = params.length;
   const [count, rows] = await Promise.all([
-    pool.query(`select count(*) as total from users u where u.deleted_at is null${where}`, params),
-    pool.query(
-      `select ${COLUMNS} from users u where u.deleted_at is null${where} ${NEWEST} limit $${n + 1} offset $${n + 2}`,
-      [...params, PER_PAGE, (page - 1) * PER_PAGE],
-    ),
+    db.query(`select count(*) as total from users u where u.deleted_at is null${where}`, params),
+    db.query(`select ${COLUMNS} from users u where u.deleted_at is null${where} ${NEWEST} limit ? offset ?`, [
+      ...params,
+      PER_PAGE,
+      (page - 1) * PER_PAGE,
+    ]),
   ]);
-  return lengthAwarePage(rows.rows, { page, perPage: PER_PAGE, total: count.rows[0].total, path, rawQuery });
+  const total = Number(count[0]?.total);
+  return lengthAwarePage(rows, { page, perPage: PER_PAGE, total, path, rawQuery });
 }
 
 /** The first page of `pagination=simple`: one row more than the page tells whether there is a next. */
@@ -54,49 +141,53 @@ async function simple(
   path: string,
   rawQuery: string,
 ): Promise<unknown> {
-  const result = await pool.query(
-    `select ${COLUMNS} from users u where u.deleted_at is null${where} ${order} limit $${params.length + 1}`,
+  const rows = await db.query(
+    `select ${COLUMNS} from users u where u.deleted_at is null${where} ${order} limit ?`,
     [...params, PER_PAGE + 1],
   );
-  return simplePage(result.rows.slice(0, PER_PAGE), {
+  return simplePage(rows.slice(0, PER_PAGE), {
     page: 1,
     perPage: PER_PAGE,
-    hasMore: result.rows.length > PER_PAGE,
+    hasMore: rows.length > PER_PAGE,
     path,
     rawQuery,
   });
 }
 
-const Q2_WHERE = ` and u.status = $1 and u.score >= $2 and u.name ilike $3 escape '!'`;
+const Q2_WHERE = ` and u.status = ? and u.score >= ? and u.name ${db.ilike} ? escape '!'`;
 const Q2_PARAMS = ['active', 80, '%ann%'];
+
+/** pg parses timestamptz into a `Date`; the other drivers give the stored text. */
+const stored = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
 const handlers: Record<string, Handler> = {
   Q1: (path, raw) => paged('', [], 1, path, raw),
   Q2: (path, raw) => paged(Q2_WHERE, Q2_PARAMS, 1, path, raw),
   Q3: (path, raw) =>
     paged(
-      ' and exists (select 1 from role_user ru join roles r on r.id = ru.role_id where ru.user_id = u.id and r.name = $1)',
+      ' and exists (select 1 from role_user ru join roles r on r.id = ru.role_id where ru.user_id = u.id and r.name = ?)',
       ['editor'],
       1,
       path,
       raw,
     ),
   Q4: async (path, raw) => {
-    const [count, page] = await Promise.all([
-      pool.query('select count(*) as total from users u where u.deleted_at is null'),
-      pool.query(
+    const [count, rows] = await Promise.all([
+      db.query('select count(*) as total from users u where u.deleted_at is null', []),
+      db.query(
         `select ${COLUMNS}, (select count(*) from posts p where p.user_id = u.id and p.deleted_at is null) as posts_count
-         from users u where u.deleted_at is null ${NEWEST} limit $1`,
+         from users u where u.deleted_at is null ${NEWEST} limit ?`,
         [PER_PAGE],
       ),
     ]);
-    const rows: Row[] = page.rows;
-    const roles = await pool.query(
-      'select r.id, r.name, r.label, ru.user_id from roles r join role_user ru on ru.role_id = r.id where ru.user_id = any($1) order by r.id',
-      [rows.map((row) => row.id)],
+    const ids = rows.map((row) => row.id);
+    const roles = await db.query(
+      `select r.id, r.name, r.label, ru.user_id from roles r join role_user ru on ru.role_id = r.id
+       where ru.user_id in (${ids.map(() => '?').join(', ')}) order by r.id`,
+      ids,
     );
     const byUser = new Map<unknown, Row[]>();
-    for (const { user_id, ...role } of roles.rows as Row[]) {
+    for (const { user_id, ...role } of roles) {
       const list = byUser.get(user_id) ?? [];
       list.push(role);
       byUser.set(user_id, list);
@@ -105,29 +196,29 @@ const handlers: Record<string, Handler> = {
     return lengthAwarePage(data, {
       page: 1,
       perPage: PER_PAGE,
-      total: count.rows[0].total,
+      total: Number(count[0]?.total),
       path,
       rawQuery: raw,
     });
   },
-  Q5: (path, raw) => paged(' and (u.status = $1 or u.score >= $2)', ['banned', 95], 1, path, raw),
-  Q6: (path, raw) => paged(` and u.settings ->> 'theme' = $1`, ['dark'], 1, path, raw),
+  Q5: (path, raw) => paged(' and (u.status = ? or u.score >= ?)', ['banned', 95], 1, path, raw),
+  Q6: (path, raw) => paged(` and ${db.theme} = ?`, ['dark'], 1, path, raw),
   Q7: (path, raw) => paged('', [], 200, path, raw),
   Q8: async (path, raw) => {
     const cursor = new URLSearchParams(raw).get('cursor') as string;
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()).v as [string, number];
-    const result = await pool.query(
-      `select ${COLUMNS} from users u where u.deleted_at is null and (u.created_at, u.id) < ($1, $2) ${NEWEST} limit $3`,
-      [createdAt, id, PER_PAGE + 1],
+    const fetched = await db.query(
+      `select ${COLUMNS} from users u where u.deleted_at is null and ${db.after.sql} ${NEWEST} limit ?`,
+      [...db.after.params(createdAt, id), PER_PAGE + 1],
     );
-    const rows: Row[] = result.rows.slice(0, PER_PAGE);
+    const rows = fetched.slice(0, PER_PAGE);
     const encode = (d: string, row: Row | undefined) =>
       row
         ? Buffer.from(
-            JSON.stringify({ s: '-created_at,-id', d, v: [(row.created_at as Date).toISOString(), row.id] }),
+            JSON.stringify({ s: '-created_at,-id', d, v: [stored(row.created_at), row.id] }),
           ).toString('base64url')
         : null;
-    const next = result.rows.length > PER_PAGE ? encode('next', rows[rows.length - 1]) : null;
+    const next = fetched.length > PER_PAGE ? encode('next', rows[rows.length - 1]) : null;
     return cursorPage(rows, {
       perPage: PER_PAGE,
       next,
@@ -137,13 +228,13 @@ const handlers: Record<string, Handler> = {
     });
   },
   Q9: (path, raw) => simple(Q2_WHERE, Q2_PARAMS, NEWEST, path, raw),
-  Q10: (path, raw) => simple('', [], 'order by u.birthday desc nulls last, u.id desc', path, raw),
+  Q10: (path, raw) => simple('', [], `order by u.birthday desc${db.nullsLast}, u.id desc`, path, raw),
   Q11: (path, raw) => simple('', [], 'order by u.status, u.created_at desc, u.id desc', path, raw),
 };
 
 /** Request URL → handler, for exactly the benchmark URLs. */
 const routes = new Map<string, Handler>(
-  Object.entries(benchQueries).map(([id, requestUrl]): [string, Handler] => [
+  Object.entries(queriesFor(engine)).map(([id, requestUrl]): [string, Handler] => [
     requestUrl,
     handlers[id] as Handler,
   ]),

@@ -1,21 +1,30 @@
 import { resources } from '../examples/demo/resources.js';
-import { defineConfig, defineEndpoint } from '../src/resource/policy.js';
+import { defineConfig, defineEndpoint, type EndpointPolicy } from '../src/resource/policy.js';
 
 /**
- * The service side of the benchmark: the demo's resources, one users endpoint allowing Q1–Q11, newest
+ * The service side of the benchmark: the demo's resources, a users endpoint allowing Q1–Q11, newest
  * first by default (the list users run most; the primary key is appended as the last sort key).
+ */
+const users: EndpointPolicy = {
+  resource: 'users',
+  allowedFilters: ['status', 'score', 'name', 'roles.name', 'settings.*'],
+  allowedIncludes: ['roles'],
+  allowedCounts: ['posts'],
+  allowedSorts: ['created_at', 'birthday', 'status'],
+  defaultSort: '-created_at',
+  perPage: { default: 15, max: 100 },
+};
+
+/**
+ * The same endpoint three times over, but for how a page finds its total (docs/count-strategies.md):
+ * `/api/users` counts exactly, `/api/users-upto` counts up to 1,000 rows, `/api/users-estimated` asks
+ * the planner.
  */
 export default defineConfig({
   resources,
   endpoints: [
-    defineEndpoint({
-      resource: 'users',
-      allowedFilters: ['status', 'score', 'name', 'roles.name', 'settings.*'],
-      allowedIncludes: ['roles'],
-      allowedCounts: ['posts'],
-      allowedSorts: ['created_at', 'birthday', 'status'],
-      defaultSort: '-created_at',
-      perPage: { default: 15, max: 100 },
-    }),
+    defineEndpoint(users),
+    defineEndpoint({ ...users, path: 'users-upto', total: { exactUpTo: 1000 } }),
+    defineEndpoint({ ...users, path: 'users-estimated', total: 'estimated' }),
   ],
 });

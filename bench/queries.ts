@@ -1,21 +1,28 @@
+import { type EngineName, storedInstant } from './engines.js';
+
 /**
  * The benchmark requests, as URLs both servers answer. The endpoint lists newest first
  * (`-created_at`, then `-id`), as most lists do; Q10 and Q11 sort by a nullable column and by a
  * mixed-direction pair.
  */
 
-/** `created_at` of user `id` in the dataset (2023-01-01 plus 10 minutes per id), as PostgreSQL prints it. */
-export function createdAtOf(id: number): string {
-  const iso = new Date(Date.UTC(2023, 0, 1) + id * 600_000).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}+00`;
+/** `created_at` of user `id` in the dataset (2023-01-01 plus 10 minutes per id), as `engine` stores it. */
+export function createdAtOf(id: number, engine: EngineName = 'pg'): string {
+  return storedInstant(engine, new Date(Date.UTC(2023, 0, 1) + id * 600_000).toISOString());
 }
 
 /** The service's cursor after user `id` in the default order: its stored `created_at`, then its id. */
-const cursorAt = (id: number) =>
-  Buffer.from(JSON.stringify({ s: '-created_at,-id', d: 'next', v: [createdAtOf(id), id] })).toString(
+const cursorAt = (id: number, engine: EngineName) =>
+  Buffer.from(JSON.stringify({ s: '-created_at,-id', d: 'next', v: [createdAtOf(id, engine), id] })).toString(
     'base64url',
   );
+export const cursorPrefix = '/api/users?pagination=cursor&cursor=';
 const q2 = 'filter[status]=active&filter[score][gte]=80&filter[name][contains]=ann';
+
+/** The queries on `engine`: only the cursor's stored `created_at` differs between engines. */
+export function queriesFor(engine: EngineName) {
+  return { ...benchQueries, Q8: `${cursorPrefix}${cursorAt(50_000, engine)}` };
+}
 
 export const benchQueries = {
   Q1: '/api/users',
@@ -25,7 +32,7 @@ export const benchQueries = {
   Q5: '/api/users?filter[or][0][status]=banned&filter[or][1][score][gte]=95',
   Q6: '/api/users?filter[settings.theme]=dark',
   Q7: '/api/users?page=200',
-  Q8: `/api/users?pagination=cursor&cursor=${cursorAt(50_000)}`,
+  Q8: `/api/users?pagination=cursor&cursor=${cursorAt(50_000, 'pg')}`,
   Q9: `/api/users?pagination=simple&${q2}`,
   Q10: '/api/users?pagination=simple&sort=-birthday',
   Q11: '/api/users?pagination=simple&sort=status,-created_at',
@@ -49,6 +56,15 @@ export const benchDescriptions: Record<keyof typeof benchQueries, string> = {
  * Q8 at a different position on every request (1,000 positions, cycled): both servers run the same
  * statement with new values each time, so nothing can be answered from a cache of earlier requests.
  */
-export const cursorPrefix = '/api/users?pagination=cursor&cursor=';
-export const movingCursor = (n: number): string =>
-  `${cursorPrefix}${cursorAt(1_000 + ((n * 7_919) % 1_000) * 97)}`;
+export function movingCursor(engine: EngineName): (n: number) => string {
+  return (n) => `${cursorPrefix}${cursorAt(1_000 + ((n * 7_919) % 1_000) * 97, engine)}`;
+}
+
+/**
+ * The count-strategy runs: Q1–Q7 on endpoints that are the same but for `total`
+ * (bench/bench-config.ts), each against the baseline's exact count for the same query.
+ */
+export const strategyEndpoints = { upto: 'users-upto', estimated: 'users-estimated' } as const;
+export const lengthAwareQueries = ['Q1', 'Q2', 'Q3', 'Q4', 'Q5', 'Q6', 'Q7'] as const;
+export const onEndpoint = (path: string, endpoint: string): string =>
+  path.replace(/^\/api\/users(?=\?|$)/, `/api/${endpoint}`);

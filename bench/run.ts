@@ -1,21 +1,33 @@
 /**
- * npm run bench [-- --users 100000 --duration 3 --rounds 7 --connections 10 --queries Q8,Q9 --no-stages]
+ * npm run bench [-- --engines pg,mariadb,sqlite --users 100000 --duration 3 --rounds 7 --connections 10
+ *                  --queries Q8,Q9 --no-strategies --no-stages]
  *
- * The service against a hand-written node:http + pg baseline on the same PostgreSQL data, for the
- * queries of bench/queries.ts: first both must return the same ids in the same order, then each query
- * is loaded A B A B (service, baseline, …) with autocannon and the medians are compared (budget 0.95).
+ * On each engine, the service against a hand-written node:http baseline (pg, mysql2, better-sqlite3)
+ * on the same data, for the queries of bench/queries.ts: first both must return the same ids in the
+ * same order, then each query is loaded A B A B (service, baseline, …) with autocannon and the medians
+ * are compared (budget 0.95). Then Q1–Q7 again on the endpoints whose totals are bounded or estimated,
+ * against the baseline's exact count (budget 5×).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { prepareDataset } from './dataset.js';
-import { benchDescriptions, benchQueries, movingCursor } from './queries.js';
+import { prepareEngineDataset } from './dataset.js';
+import { type EngineName, engineNames, parseEngines } from './engines.js';
+import {
+  benchDescriptions,
+  lengthAwareQueries,
+  movingCursor,
+  onEndpoint,
+  queriesFor,
+  strategyEndpoints,
+} from './queries.js';
 import { measureStages } from './stages.js';
 
 const { values } = parseArgs({
   options: {
+    engines: { type: 'string', default: engineNames.join(',') },
     users: { type: 'string', default: '100000' },
     // Many short alternations rather than a few long ones: this machine's speed drifts by tens of per
     // cent over minutes (shared host), and alternating often puts both servers in the same drift.
@@ -23,18 +35,20 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '7' },
     connections: { type: 'string', default: '10' },
     /** A comma-separated subset of the queries to load (the id check still covers all of them). */
-    queries: { type: 'string', default: [...Object.keys(benchQueries), 'Q8m'].join(',') },
+    queries: { type: 'string' },
+    'no-strategies': { type: 'boolean', default: false },
     'no-stages': { type: 'boolean', default: false },
   },
 });
 const here = dirname(fileURLToPath(import.meta.url));
-const server = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const SERVICE = 3901;
 /** Every query at least this share of the baseline's requests per second. */
 const BUDGET = 0.95;
+/** Q1–Q7 with a bounded or estimated total: at least this many times the exact-count baseline. */
+const STRATEGY_BUDGET = 5;
 const BASELINE = 3902;
 
-function start(
+export function start(
   script: string,
   args: string[],
   env: Record<string, string>,
@@ -52,7 +66,7 @@ function start(
   });
 }
 
-const median = (xs: number[]) => {
+export const median = (xs: number[]) => {
   const sorted = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2
@@ -60,19 +74,19 @@ const median = (xs: number[]) => {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
-interface Sample {
+export interface Sample {
   rps: number;
   p50: number;
   p99: number;
 }
 
 /** A load: one URL, or a URL per request (`vary(n)` for the n-th request). */
-interface Load {
+export interface Load {
   path: string;
   vary?: (n: number) => string;
 }
 
-async function load(port: number, { path, vary }: Load, seconds: number): Promise<Sample> {
+export async function load(port: number, { path, vary }: Load, seconds: number): Promise<Sample> {
   let n = 0;
   const result = await autocannon({
     url: `http://127.0.0.1:${port}${path}`,
@@ -93,13 +107,65 @@ async function load(port: number, { path, vary }: Load, seconds: number): Promis
 
 async function ids(port: number, path: string): Promise<unknown[]> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`);
-  const body = (await response.json()) as { data: { id: unknown }[] };
+  const body = (await response.json()) as { data?: { id: unknown }[] };
+  if (!response.ok || !body.data)
+    throw new Error(`${path} on ${port}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
   return body.data.map((record) => record.id);
 }
 
-async function main(): Promise<void> {
+/** One measured line: a load on the service against a load on the baseline. */
+interface Measured {
+  id: string;
+  description: string;
+  service: Load;
+  baseline: Load;
+  budget: number;
+}
+
+async function measure(item: Measured, seconds: number): Promise<string> {
+  await load(SERVICE, item.service, 1);
+  await load(BASELINE, item.baseline, 1);
+  const svc: Sample[] = [];
+  const base: Sample[] = [];
+  // A B, B A, A B…: neither server always goes first, and each round's pair ran side by side in time.
+  for (let round = 0; round < Number(values.rounds); round++) {
+    if (round % 2 === 0) {
+      svc.push(await load(SERVICE, item.service, seconds));
+      base.push(await load(BASELINE, item.baseline, seconds));
+    } else {
+      base.push(await load(BASELINE, item.baseline, seconds));
+      svc.push(await load(SERVICE, item.service, seconds));
+    }
+  }
+  const medians = (samples: Sample[]) => ({
+    rps: median(samples.map((x) => x.rps)),
+    p50: median(samples.map((x) => x.p50)),
+    p99: median(samples.map((x) => x.p99)),
+  });
+  const s = medians(svc);
+  const b = medians(base);
+  // The median of the rounds' ratios: each compares two loads a few seconds apart, so the machine's
+  // drift over the run cancels out of it.
+  const ratios = svc.map((x, i) => x.rps / (base[i] as Sample).rps);
+  const ratio = median(ratios);
+  const spread = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+  const mark = ratio >= item.budget ? '' : ' ✗';
+  return `| ${item.id} | ${item.description} | ${s.rps.toFixed(0)} | ${b.rps.toFixed(0)} | ${ratio.toFixed(2)}${mark} | ${spread} | ${s.p50} / ${s.p99} | ${b.p50} / ${b.p99} |`;
+}
+
+/**
+ * The ids of two answers, compared: the same records in the same order. Both empty is only a warning
+ * (a small `--users` has no page 200), since an empty answer proves little.
+ */
+async function sameIds(servicePath: string, baselinePath: string): Promise<boolean> {
+  const [a, b] = await Promise.all([ids(SERVICE, servicePath), ids(BASELINE, baselinePath)]);
+  if (a.length === 0 && b.length === 0) console.warn(`both empty: ${servicePath} (too few users?)`);
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+async function runEngine(engine: EngineName): Promise<string[]> {
   const users = Number(values.users);
-  const url = await prepareDataset(server, 'rqs_bench', users);
+  const url = await prepareEngineDataset(engine, users);
   const env = { DATABASE_URL: url, LOG_LEVEL: 'warn' };
   const service = await start(
     join(here, '../src/cli/main.js'),
@@ -107,105 +173,110 @@ async function main(): Promise<void> {
     env,
     'Serving',
   );
-  const baseline = await start(join(here, 'baseline.js'), ['--port', String(BASELINE)], env, 'listening');
+  const baseline = await start(
+    join(here, 'baseline.js'),
+    ['--port', String(BASELINE), '--engine', engine],
+    env,
+    'listening',
+  ).catch((error: unknown) => {
+    service.kill('SIGTERM');
+    throw error;
+  });
   try {
+    const queries = queriesFor(engine);
+    const moving = movingCursor(engine);
+    const strategies = !values['no-strategies'];
     let same = true;
-    for (const [id, path] of Object.entries(benchQueries)) {
-      const [a, b] = await Promise.all([ids(SERVICE, path), ids(BASELINE, path)]);
-      if (JSON.stringify(a) !== JSON.stringify(b) || a.length === 0) {
-        console.error(`${id}: the service and the baseline disagree (${a.length} vs ${b.length} records)`);
-        same = false;
-      }
-    }
-    for (const n of [0, 1, 999]) {
-      const path = movingCursor(n);
-      const [a, b] = await Promise.all([ids(SERVICE, path), ids(BASELINE, path)]);
-      if (JSON.stringify(a) !== JSON.stringify(b) || a.length === 0) {
-        console.error(`Q8m (${path}): the service and the baseline disagree`);
-        same = false;
-      }
-    }
-    if (!same) throw new Error('results differ: not measuring');
-    console.log(`same ids in the same order for every query and the moving cursor (${users} users)\n`);
+    const check = async (label: string, servicePath: string, baselinePath = servicePath) => {
+      if (await sameIds(servicePath, baselinePath)) return;
+      console.error(`${engine} ${label}: the service and the baseline disagree (${servicePath})`);
+      same = false;
+    };
+    for (const [id, path] of Object.entries(queries)) await check(id, path);
+    for (const n of [0, 1, 999]) await check('Q8m', moving(n));
+    if (strategies)
+      for (const endpoint of Object.values(strategyEndpoints))
+        for (const id of lengthAwareQueries)
+          await check(`${id} ${endpoint}`, onEndpoint(queries[id], endpoint), queries[id]);
+    if (!same) throw new Error(`${engine}: results differ: not measuring`);
+    console.log(
+      `${engine}: same ids in the same order for every query and the moving cursor (${users} users)\n`,
+    );
 
-    /** The queries, and Q8 with a new cursor on every request. */
-    const loads: [id: string, description: string, load: Load][] = [
-      ...Object.entries(benchQueries).map(([id, path]): [string, string, Load] => [
-        id,
-        benchDescriptions[id as keyof typeof benchQueries],
-        { path },
-      ]),
-      [
-        'Q8m',
-        'Q8 with a new cursor position on every request',
-        { path: movingCursor(0), vary: movingCursor },
-      ],
+    /** The queries, Q8 with a new cursor on every request, and the count strategies' Q1–Q7. */
+    const items: Measured[] = [
+      ...Object.entries(queries).map(
+        ([id, path]): Measured => ({
+          id,
+          description: benchDescriptions[id as keyof typeof queries],
+          service: { path },
+          baseline: { path },
+          budget: BUDGET,
+        }),
+      ),
+      {
+        id: 'Q8m',
+        description: 'Q8 with a new cursor position on every request',
+        service: { path: moving(0), vary: moving },
+        baseline: { path: moving(0), vary: moving },
+        budget: BUDGET,
+      },
     ];
+    if (strategies)
+      for (const [name, endpoint] of Object.entries(strategyEndpoints))
+        for (const id of lengthAwareQueries)
+          items.push({
+            id: `${id} ${name}`,
+            description: `${benchDescriptions[id]} — ${name === 'upto' ? 'exactUpTo: 1000' : 'estimated'} total, against the exact count`,
+            service: { path: onEndpoint(queries[id], endpoint) },
+            baseline: { path: queries[id] },
+            budget: STRATEGY_BUDGET,
+          });
+    const chosen = values.queries?.split(',').map((id) => id.trim());
+    for (const id of chosen ?? [])
+      if (!items.some((item) => item.id.split(' ')[0] === id))
+        throw new Error(`--queries: unknown query "${id}" (${items.map((item) => item.id).join(', ')})`);
+    const measured = items.filter((item) => !chosen || chosen.includes(item.id.split(' ')[0] as string));
 
     const seconds = Number(values.duration);
-    const rows: string[] = [];
-    const chosen = values.queries.split(',').map((id) => id.trim());
-    for (const id of chosen)
-      if (!loads.some(([known]) => known === id))
-        throw new Error(`--queries: unknown query "${id}" (${loads.map(([known]) => known).join(', ')})`);
     // Both servers run every chosen query once before anything is measured: the service has far more
     // JavaScript on its request path than the baseline, and the first query measured would otherwise
     // pay for V8 optimizing it (measured: Q1 first 0.89, after the rest 0.95–1.03).
-    for (const [id, , path] of loads) {
-      if (!chosen.includes(id)) continue;
-      await load(SERVICE, path, 1);
-      await load(BASELINE, path, 1);
+    for (const item of measured) {
+      await load(SERVICE, item.service, 1);
+      await load(BASELINE, item.baseline, 1);
     }
-    for (const [id, description, path] of loads) {
-      if (!chosen.includes(id)) continue;
-      await load(SERVICE, path, 1);
-      await load(BASELINE, path, 1);
-      const svc: Sample[] = [];
-      const base: Sample[] = [];
-      // A B, B A, A B…: neither server always goes first, and each round's pair ran side by side in time.
-      for (let round = 0; round < Number(values.rounds); round++) {
-        if (round % 2 === 0) {
-          svc.push(await load(SERVICE, path, seconds));
-          base.push(await load(BASELINE, path, seconds));
-        } else {
-          base.push(await load(BASELINE, path, seconds));
-          svc.push(await load(SERVICE, path, seconds));
-        }
-      }
-      const s = {
-        rps: median(svc.map((x) => x.rps)),
-        p50: median(svc.map((x) => x.p50)),
-        p99: median(svc.map((x) => x.p99)),
-      };
-      const b = {
-        rps: median(base.map((x) => x.rps)),
-        p50: median(base.map((x) => x.p50)),
-        p99: median(base.map((x) => x.p99)),
-      };
-      // The median of the rounds' ratios: each compares two loads a few seconds apart, so the machine's
-      // drift over the run cancels out of it.
-      const ratios = svc.map((x, i) => x.rps / (base[i] as Sample).rps);
-      const ratio = median(ratios);
-      const spread = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
-      const row = `| ${id} | ${description} | ${s.rps.toFixed(0)} | ${b.rps.toFixed(0)} | ${ratio.toFixed(2)}${ratio >= BUDGET ? '' : ' ✗'} | ${spread} | ${s.p50} / ${s.p99} | ${b.p50} / ${b.p99} |`;
+    const rows: string[] = [];
+    for (const item of measured) {
+      const row = await measure(item, seconds);
       rows.push(row);
-      console.log(row);
+      console.log(`${engine} ${row}`);
     }
-    console.log(
-      '\n| query | what | service req/s | baseline req/s | ratio | rounds | service p50 / p99 ms | baseline p50 / p99 ms |',
-    );
-    console.log('|---|---|---|---|---|---|---|---|');
-    for (const row of rows) console.log(row);
+    return rows;
   } finally {
     service.kill('SIGTERM');
     baseline.kill('SIGTERM');
+  }
+}
+
+async function main(): Promise<void> {
+  const tables: [EngineName, string[]][] = [];
+  for (const engine of parseEngines(values.engines)) tables.push([engine, await runEngine(engine)]);
+  for (const [engine, rows] of tables) {
+    console.log(
+      `\n${engine}\n\n| query | what | service req/s | baseline req/s | ratio | rounds | service p50 / p99 ms | baseline p50 / p99 ms |`,
+    );
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const row of rows) console.log(row);
   }
   if (values['no-stages']) return;
   console.log('');
   measureStages();
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+// Run as a script, not when bench/topology.ts imports the helpers above.
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });

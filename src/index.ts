@@ -31,6 +31,7 @@ export {
   type OpenApiOptions,
   type ResourceRecord,
   type ServiceConfig,
+  type TotalStrategy,
 } from './resource/policy.js';
 export { ConfigurationError } from './resource/registry.js';
 export { belongsTo, belongsToMany, hasMany, hasOne } from './resource/relations.js';

@@ -9,7 +9,12 @@ import { parseListQuery } from '../request/parse.js';
 import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedColumn } from '../resource/registry.js';
 import { ErrorBag, RequestError } from '../respond/error-bag.js';
-import { lengthAwarePage } from '../respond/length-aware.js';
+import {
+  boundedEstimate,
+  lengthAwarePage,
+  type PageTotal,
+  totalShownByPage,
+} from '../respond/length-aware.js';
 import { rowReader } from '../respond/normalize.js';
 import { cursorPage, simplePage } from '../respond/simple-and-cursor.js';
 import type { Connection } from '../sql/connect.js';
@@ -95,6 +100,59 @@ export function listHandlers(
     return records.map(transform(ctx));
   }
 
+  const strategy = endpoint.total;
+  // Without a planner estimate (SQLite) every strategy but 'none' counts exactly, and says so.
+  const estimates = connection.dialect.rowEstimate !== undefined;
+  const countOf = (rows: Row[]) => Number(rows[0]?.total ?? 0);
+
+  /**
+   * A length-aware page's rows and what it says of the total, by the endpoint's `total` strategy.
+   * Past 'exact', the page is read with one row more: the rows then prove whether a next page exists,
+   * and the total when the page is the last, so an estimate never contradicts the rows known to exist
+   * (docs/count-strategies.md).
+   */
+  async function countedPage(
+    plan: ListPlan,
+    mode: { readonly page: number; readonly perPage: number },
+    ctx: unknown,
+    run: (statement: Statement) => Promise<Row[]>,
+  ): Promise<{ rows: Row[]; total: PageTotal }> {
+    const offset = (mode.page - 1) * mode.perPage;
+    if (strategy === 'exact' || (strategy !== 'none' && !estimates)) {
+      const [countRows, rows] = await Promise.all([
+        run(queries.count(plan, ctx)),
+        run(queries.rows(plan, { limit: mode.perPage, offset }, ctx)),
+      ]);
+      const value = countOf(countRows);
+      return { rows, total: strategy === 'exact' ? { value } : { value, isEstimate: false } };
+    }
+    const probe = run(queries.rows(plan, { limit: mode.perPage + 1, offset }, ctx));
+    const bound = typeof strategy === 'object' ? strategy.exactUpTo : undefined;
+    const [fetched, bounded] = await Promise.all([
+      probe,
+      bound === undefined ? undefined : run(queries.boundedCount(plan, bound + 1, ctx)).then(countOf),
+    ]);
+    const rows = fetched.slice(0, mode.perPage);
+    if (strategy === 'none') return { rows, total: { value: null, hasMore: fetched.length > mode.perPage } };
+    if (bounded !== undefined && bound !== undefined && bounded <= bound)
+      return { rows, total: { value: bounded, isEstimate: false } };
+    const shown = totalShownByPage(offset, mode.perPage, fetched.length);
+    if (shown !== undefined) return { rows, total: { value: shown, isEstimate: false } };
+    const estimate = connection.dialect.rowEstimate?.read(
+      await run(queries.estimate(plan, ctx) as Statement),
+    );
+    // An EXPLAIN this code cannot read: a count is slower but never wrong.
+    if (estimate === undefined)
+      return { rows, total: { value: countOf(await run(queries.count(plan, ctx))), isEstimate: false } };
+    const value = boundedEstimate(estimate, {
+      offset,
+      perPage: mode.perPage,
+      fetched: fetched.length,
+      atLeast: bounded,
+    });
+    return { rows, total: { value, isEstimate: true } };
+  }
+
   const sortValues = (plan: ListPlan, row: Row): CursorValue[] =>
     plan.sort.map((term) => (row[term.column] ?? null) as CursorValue);
 
@@ -175,12 +233,7 @@ export function listHandlers(
 
     switch (mode.kind) {
       case 'length-aware': {
-        const offset = (mode.page - 1) * mode.perPage;
-        const [countRows, rows] = await Promise.all([
-          run(queries.count(plan, ctx)),
-          run(queries.rows(plan, { limit: mode.perPage, offset }, ctx)),
-        ]);
-        const total = Number(countRows[0]?.total ?? 0);
+        const { rows, total } = await countedPage(plan, mode, ctx, run);
         return ok(lengthAwarePage(await shape(plan, rows, ctx, options), { ...mode, total, path, rawQuery }));
       }
       case 'simple': {

@@ -1,6 +1,12 @@
 import { defaultLimits, type Limits } from '../request/limits.js';
 import type { FieldInput, RawValue } from '../request/list-request.js';
-import type { Action, AllLimit, DefaultFilterValue, EndpointPolicy } from '../resource/policy.js';
+import type {
+  Action,
+  AllLimit,
+  DefaultFilterValue,
+  EndpointPolicy,
+  TotalStrategy,
+} from '../resource/policy.js';
 import { ConfigurationError, type ResolvedRelation, type ResolvedResource } from '../resource/registry.js';
 import type { CustomFilterCallback } from '../resource/types.js';
 import { resolvePath } from './filters.js';
@@ -34,6 +40,8 @@ export interface CompiledEndpoint {
   /** The columns `search` looks in (strings, maybe through relations). */
   readonly searchTargets: readonly FieldTarget[];
   readonly allowAll: AllLimit | undefined;
+  /** How a length-aware page finds its total (`EndpointPolicy.total`, checked). */
+  readonly total: TotalStrategy;
   /** The statement timeout of this endpoint's reads, in ms. */
   readonly timeoutMs: number;
   /** The actions the endpoint serves (`EndpointPolicy.actions`, defaults filled in). */
@@ -173,6 +181,19 @@ function compileAllowAll(limit: AllLimit | undefined, where: string): AllLimit |
   return limit;
 }
 
+function compileTotal(total: unknown, where: string): TotalStrategy {
+  if (total === undefined) return 'exact';
+  if (total === 'exact' || total === 'estimated' || total === 'none') return total;
+  if (typeof total === 'object' && total !== null && Object.keys(total).join() === 'exactUpTo') {
+    const { exactUpTo } = total as { exactUpTo: unknown };
+    if (Number.isSafeInteger(exactUpTo) && (exactUpTo as number) >= 1)
+      return { exactUpTo: exactUpTo as number };
+  }
+  throw new ConfigurationError(
+    `${where}: total takes 'exact', 'estimated', 'none' or { exactUpTo: N } with N a whole number, at least 1.`,
+  );
+}
+
 function compileTimeout(ms: number | undefined, where: string): number {
   if (ms === undefined) return 5000;
   if (!(Number.isInteger(ms) && ms >= 1))
@@ -256,6 +277,7 @@ export function compileEndpoint(
     allowedCounts: compileCounts(resource, policy.allowedCounts ?? [], where),
     searchTargets: compileSearch(resource, policy.allowedSearch ?? [], where),
     allowAll: compileAllowAll(policy.allowAll, where),
+    total: compileTotal(policy.total, where),
     timeoutMs: compileTimeout(policy.timeoutMs, where),
     actions: compileActions(policy, resource, where),
   };

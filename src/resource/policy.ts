@@ -58,6 +58,14 @@ export type Action = keyof AccessRules;
 /** The all-records mode's argument: a maximum record count, or `'unlimited'`. */
 export type AllLimit = number | 'unlimited';
 
+/**
+ * How a length-aware page's `total` is found (docs/count-strategies.md): `'exact'` counts every
+ * matching row; `{ exactUpTo: N }` counts up to N rows and, past N, reports the database planner's
+ * estimate; `'estimated'` always reports the estimate; `'none'` reports no total. An estimate is
+ * marked `total_is_estimate: true` in the envelope; SQLite has no planner estimate and always counts.
+ */
+export type TotalStrategy = 'exact' | 'estimated' | 'none' | { readonly exactUpTo: number };
+
 /** A record as it leaves the database (columns normalized to JSON types). */
 export type ResourceRecord = Record<string, unknown>;
 
@@ -78,6 +86,8 @@ export interface EndpointPolicy<Ctx = unknown> {
   defaultSort?: string;
   /** Page size when the request gives none (15) and the largest a client may ask for (100). */
   perPage?: { default?: number; max?: number };
+  /** How the length-aware paginator finds `total` (default `'exact'`; see `TotalStrategy`). */
+  total?: TotalStrategy;
   /**
    * How long one statement of a list may run, in ms (default 5000): past it the database is told to
    * stop it and the client gets 503. PostgreSQL and MariaDB only (README, "Timeouts").

@@ -90,6 +90,7 @@ export function buildSchemaDocument(
       softDeletes: {
         enabled: resource.softDeleteColumn !== undefined && endpoint.exactFilters.has('trashed'),
       },
+      total: typeof endpoint.total === 'object' ? { ...endpoint.total } : endpoint.total,
       // Per request: what this context may do (src/core/service.ts).
       actions: [],
     },

@@ -1,4 +1,4 @@
-import type { Action, DefaultFilterValue } from '../resource/policy.js';
+import type { Action, DefaultFilterValue, TotalStrategy } from '../resource/policy.js';
 import type { VisibleWhen } from './visible-when.js';
 
 export type TableColumnType = 'number' | 'text' | 'badge' | 'date' | 'datetime' | 'boolean' | 'json';
@@ -96,6 +96,12 @@ export interface SchemaDocument {
     filters: SchemaFilter[];
     tabs: { key: string; label: string; filter: Record<string, DefaultFilterValue>; query: string }[];
     softDeletes: { enabled: boolean };
+    /**
+     * How the list's length-aware pages find `total` (`EndpointPolicy.total`): with `'estimated'` or
+     * `{ exactUpTo }` a page's `total` may be an estimate (`total_is_estimate: true`); with `'none'` it
+     * is null, and so are `last_page` and `last_page_url`.
+     */
+    total: TotalStrategy;
     /** The actions enabled on the endpoint and allowed to this request's context. */
     actions: Action[];
   };

@@ -159,6 +159,21 @@ export class ListCompiler {
   }
 
   /**
+   * The filtered rows as the count sees them, one constant column: what the planner is asked to
+   * estimate for an estimated total (the count's own aggregate is always estimated at one row).
+   */
+  matchQuery(): DynamicSelect {
+    return this.filtered().select((eb) => eb.lit(1).as('one'));
+  }
+
+  /** `count(*)` of at most `limit` filtered rows: the engine stops reading once it has them. */
+  boundedCountQuery(limit: number): DynamicSelect {
+    return this.db
+      .selectFrom(this.matchQuery().limit(limit).as('bounded'))
+      .select((eb) => eb.fn.countAll().as('total'));
+  }
+
+  /**
    * The records in the plan's order (reversed for a backwards cursor), with the requested counts;
    * `after` continues past a record's stored sort values (keyset pagination).
    */

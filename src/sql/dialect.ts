@@ -183,6 +183,14 @@ export interface SqlDialect {
    */
   refusal(error: unknown, db: DynamicDb, table?: string): Promise<Refusal | undefined>;
 
+  /**
+   * The planner's estimate of how many rows a statement returns, where the engine has one: `explain`
+   * wraps the statement's SQL in the engine's EXPLAIN (its parameters stay bound, unchanged), `read`
+   * takes the estimate from EXPLAIN's answer (undefined when it cannot). Absent (SQLite, whose EXPLAIN
+   * gives no row counts): totals are always counted exactly (docs/count-strategies.md).
+   */
+  readonly rowEstimate?: RowEstimate;
+
   /** Parameter forms of typed values, as each database stores them. */
   bindBoolean(value: boolean): unknown;
   /** `iso` is a UTC instant as `YYYY-MM-DDTHH:MM:SS.sssZ`. */
@@ -192,6 +200,12 @@ export interface SqlDialect {
    * text (SQLite's `CURRENT_TIMESTAMP` form), compared as ranges (src/sql/datetime-storage.ts).
    */
   readonly nativeDatetimeIsText: boolean;
+}
+
+/** See `SqlDialect.rowEstimate`. */
+export interface RowEstimate {
+  explain(sql: string): string;
+  read(answer: readonly Row[]): number | undefined;
 }
 
 /**

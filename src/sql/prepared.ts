@@ -176,6 +176,30 @@ export class PreparedQueries {
     return this.prepare(templater, () => this.compiler(shape, ctx).countQuery().compile());
   }
 
+  /** `count(*)` of at most `limit` filtered records (the first step of an `exactUpTo` total). */
+  boundedCount(plan: QueryShape, limit: number, ctx: unknown): Statement {
+    const templater = new Templater();
+    templater.mark('bounded', limit);
+    const shape = templater.shape(plan);
+    return this.prepare(templater, () => this.compiler(shape, ctx).boundedCountQuery(limit).compile());
+  }
+
+  /**
+   * The dialect's EXPLAIN of the filtered records, with the request's values bound: the planner's
+   * estimate of the count. Undefined where the dialect has no estimate.
+   */
+  estimate(plan: QueryShape, ctx: unknown): Statement | undefined {
+    const estimate = this.dialect.rowEstimate;
+    if (!estimate) return undefined;
+    const templater = new Templater();
+    templater.mark('estimate');
+    const shape = templater.shape(plan);
+    return this.prepare(templater, () => {
+      const compiled = this.compiler(shape, ctx).matchQuery().compile();
+      return { sql: estimate.explain(compiled.sql), parameters: compiled.parameters };
+    });
+  }
+
   /** A page of records (or all of them) in the plan's order. */
   rows(plan: QueryShape, options: RowsOptions, ctx: unknown): Statement {
     const templater = new Templater();

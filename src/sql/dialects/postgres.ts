@@ -5,6 +5,7 @@ import {
   networkErrorCodes,
   QueryCancelled,
   type Refusal,
+  type Row,
   type SqlDialect,
   watchRun,
 } from '../dialect.js';
@@ -67,6 +68,13 @@ function refusal(error: unknown): Refusal | undefined {
   const kind = kinds[code];
   if (!kind) return undefined;
   return { kind, columns: code === '23502' && column ? [column] : keyColumns };
+}
+
+/** `EXPLAIN (FORMAT JSON)`: one row whose `QUERY PLAN` pg has parsed; the top node's `Plan Rows`. */
+function planRows(answer: readonly Row[]): number | undefined {
+  const plan = answer[0]?.['QUERY PLAN'] as { Plan?: { 'Plan Rows'?: unknown } }[] | undefined;
+  const rows = plan?.[0]?.Plan?.['Plan Rows'];
+  return typeof rows === 'number' && Number.isFinite(rows) ? rows : undefined;
 }
 
 export const postgres: SqlDialect = {
@@ -137,6 +145,8 @@ export const postgres: SqlDialect = {
     sql`case when ${typeIs(column, path, 'boolean')} then ${textAt(column, path)} end`,
   jsonIsNull: (column, path) => sql`${textAt(column, path)} is null`,
   refusal: async (error) => refusal(error),
+  // EXPLAIN takes the statement's own bind parameters: the estimate is for this request's values.
+  rowEstimate: { explain: (text) => `explain (format json) ${text}`, read: planRows },
   nullsSortLargest: true,
   rowValueKeyset: true,
   rowLocks: true,
