@@ -1,17 +1,74 @@
+import { availableParallelism } from 'node:os';
 import type { FastifyCorsOptions } from '@fastify/cors';
-import type { ConnectOptions } from '../sql/dialect.js';
+import { type ConnectionOptions, dialectFor, withoutCredentials } from '../sql/connect.js';
+
+/** Today's pool size of one process: also the default total of all workers' pools. */
+const DEFAULT_POOL_TOTAL = 10;
+
+/** A whole number from 1 to 9999 that an environment variable or option holds, or undefined when unset. */
+function count(name: string, value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^[1-9]\d{0,3}$/.test(value))
+    throw new Error(`${name} must be a whole number from 1 to 9999 (got "${value}").`);
+  return Number(value);
+}
 
 /**
- * Connection options from the environment. A value that is set but unusable stops the start-up with
- * its name: a pool silently left at the default would be measured and deployed as something else.
+ * The number of processes serving the port: `--workers` (or `WORKERS`), by default one per core the
+ * process may use (`os.availableParallelism()`). An in-memory SQLite database exists once per process,
+ * so it is served by one.
  */
-export function connectOptionsFrom(env: NodeJS.ProcessEnv): ConnectOptions {
-  const options: ConnectOptions = {};
-  const poolSize = env.DATABASE_POOL_SIZE;
-  if (poolSize !== undefined && poolSize !== '') {
-    if (!/^[1-9]\d{0,3}$/.test(poolSize))
-      throw new Error(`DATABASE_POOL_SIZE must be a whole number from 1 to 9999 (got "${poolSize}").`);
-    options.poolSize = Number(poolSize);
+export function workersFrom(option: string | undefined, databaseUrl: string): number {
+  const inMemory = /^sqlite:(:memory:)?$/.test(databaseUrl);
+  const workers = count('--workers', option) ?? (inMemory ? 1 : availableParallelism());
+  if (workers > 1 && inMemory)
+    throw new Error(
+      '--workers must be 1 with an in-memory SQLite database (each process would have its own).',
+    );
+  return workers;
+}
+
+/**
+ * Connection options from the environment, for one of `workers` processes. A value that is set but
+ * unusable stops the start-up with its name: a pool silently left at the default would be measured and
+ * deployed as something else.
+ *
+ * - `DATABASE_POOL_SIZE`: connections of one process's pool (per database: the primary, each replica).
+ * - `DATABASE_POOL_TOTAL` (default 10): the most connections all workers together may hold to one
+ *   database; without `DATABASE_POOL_SIZE` each worker's pool is `floor(total / workers)`.
+ * - `DATABASE_READ_URLS`: read replicas, separated by commas or spaces.
+ * - `DATABASE_READ_RETRY_MS` (default 5000): how long a replica that failed is left out.
+ */
+export function connectOptionsFrom(env: NodeJS.ProcessEnv, workers = 1): ConnectionOptions {
+  const options: ConnectionOptions = {};
+  const size = count('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE);
+  const total = count('DATABASE_POOL_TOTAL', env.DATABASE_POOL_TOTAL);
+  if (total !== undefined && total < workers)
+    throw new Error(`DATABASE_POOL_TOTAL (${total}) must be at least the number of workers (${workers}).`);
+  if (size !== undefined && total !== undefined && size * workers > total)
+    throw new Error(
+      `${workers} workers × DATABASE_POOL_SIZE ${size} exceed DATABASE_POOL_TOTAL ${total}: lower one, or leave DATABASE_POOL_SIZE unset.`,
+    );
+  const poolSize =
+    size ??
+    (total === undefined && workers === 1 ? undefined : Math.floor((total ?? DEFAULT_POOL_TOTAL) / workers));
+  if (poolSize !== undefined) options.poolSize = Math.max(1, poolSize);
+  const readUrls = (env.DATABASE_READ_URLS ?? '').split(/[\s,]+/).filter((url) => url !== '');
+  for (const url of readUrls) {
+    try {
+      dialectFor(url);
+    } catch {
+      throw new Error(
+        `DATABASE_READ_URLS: "${withoutCredentials(url)}" is not a database URL (postgres://…).`,
+      );
+    }
+  }
+  if (readUrls.length > 0) options.readUrls = readUrls;
+  const retry = env.DATABASE_READ_RETRY_MS;
+  if (retry !== undefined && retry !== '') {
+    if (!/^\d{1,7}$/.test(retry))
+      throw new Error(`DATABASE_READ_RETRY_MS must be a number of milliseconds (got "${retry}").`);
+    options.replicaRetryMs = Number(retry);
   }
   return options;
 }

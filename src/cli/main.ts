@@ -1,17 +1,23 @@
 #!/usr/bin/env node
+import cluster from 'node:cluster';
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { bearerContext, bearerOptionsFrom } from '../server/bearer.js';
 import { buildService } from '../server/standalone.js';
-import { connect } from '../sql/connect.js';
-import { connectOptionsFrom, corsOptionsFrom } from './env.js';
+import { connect, withoutCredentials } from '../sql/connect.js';
+import { connectOptionsFrom, corsOptionsFrom, workersFrom } from './env.js';
 import { loadConfig } from './load-config.js';
+import { superviseWorkers } from './workers.js';
 
-const usage = `Usage: resource-query-service --config <module> [--port 3000] [--host 127.0.0.1]
+const usage = `Usage: resource-query-service --config <module> [--port 3000] [--host 127.0.0.1] [--workers N]
 
 Serves the resources and endpoints that <module> exports (default export of defineConfig()): a .js or
 .mjs file, or a .ts, .mts or .cts file, loaded as it is (no build step).
 The database comes from DATABASE_URL: sqlite:<file>, postgres://…, mysql://… (default sqlite:./demo.db);
-DATABASE_POOL_SIZE sets the largest number of pooled connections (default 10).
+DATABASE_POOL_SIZE sets the largest number of pooled connections of a process; DATABASE_POOL_TOTAL
+(default 10) those of all workers together; DATABASE_READ_URLS lists read replicas (PostgreSQL).
+--workers N (or WORKERS) serves the port from N processes (default: one per core; 1: this process).
+GET /health/live and /health/ready answer load balancers.
 AUTH_JWT_SECRET, AUTH_JWT_PUBLIC_KEY (+ AUTH_JWT_ALGORITHM) or AUTH_JWT_JWKS_URL verify bearer tokens,
 whose claims become the request context (AUTH_JWT_ISSUER, AUTH_JWT_AUDIENCE also checked when set).
 CORS_ORIGINS (comma-separated origins, or *) and CORS_CREDENTIALS=true enable CORS.`;
@@ -32,6 +38,7 @@ async function main(): Promise<void> {
       config: { type: 'string' },
       port: { type: 'string', default: process.env.PORT ?? '3000' },
       host: { type: 'string', default: process.env.HOST ?? '127.0.0.1' },
+      workers: { type: 'string', ...(process.env.WORKERS && { default: process.env.WORKERS }) },
       help: { type: 'boolean', default: false },
     },
   });
@@ -47,12 +54,43 @@ async function main(): Promise<void> {
   const cors = corsOptionsFrom(process.env);
 
   const url = process.env.DATABASE_URL ?? 'sqlite:./demo.db';
-  const connection = connect(url, connectOptionsFrom(process.env));
-  await config.setup?.(connection);
+  const workers = workersFrom(values.workers, url);
+  const connectOptions = connectOptionsFrom(process.env, workers);
+  const announce = (address: string) => {
+    const shownUrl = withoutCredentials(url);
+    const processes = workers > 1 ? `, ${workers} workers` : '';
+    console.log(
+      `\nServing ${config.endpoints.length} endpoints on ${address} (database: ${shownUrl}${processes})`,
+    );
+    if (config.adminDir) console.log(`Admin UI: ${address}/admin/`);
+    if (config.examples?.length) {
+      console.log('Try:');
+      for (const example of config.examples) console.log(`  curl -gs '${address}${example}'`);
+    }
+  };
+  if (cluster.isPrimary && workers > 1) {
+    // The configuration's setup (creating tables, seeding) runs once, here, before any worker serves.
+    if (config.setup) {
+      const connection = connect(url, { ...connectOptions, poolSize: 1 });
+      try {
+        await config.setup(connection);
+      } finally {
+        await connection.close();
+      }
+    }
+    superviseWorkers(workers, announce);
+    return;
+  }
+  const connection = connect(url, connectOptions);
+  if (cluster.isPrimary) await config.setup?.(connection);
   const app = await buildService({
     config,
     connection,
-    logger: { level: process.env.LOG_LEVEL ?? 'info' },
+    // One stream for all workers: each line names the worker that wrote it.
+    logger: {
+      level: process.env.LOG_LEVEL ?? 'info',
+      ...(cluster.worker && { base: { pid: process.pid, hostname: hostname(), worker: cluster.worker.id } }),
+    },
     ...(cors && { cors }),
   });
 
@@ -63,7 +101,7 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'shutting down: finishing requests in flight');
     app
       .close()
-      .then(() => connection.db.destroy())
+      .then(() => connection.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => {
         app.log.error({ err: error }, 'shutdown failed');
@@ -74,13 +112,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
   const address = await app.listen({ port: Number(values.port), host: values.host });
-  const shownUrl = url.replace(/\/\/[^@/]*@/, '//***@');
-  console.log(`\nServing ${config.endpoints.length} endpoints on ${address} (database: ${shownUrl})`);
-  if (config.adminDir) console.log(`Admin UI: ${address}/admin/`);
-  if (config.examples?.length) {
-    console.log('Try:');
-    for (const example of config.examples) console.log(`  curl -gs '${address}${example}'`);
-  }
+  // Under --workers the primary process announces the address, once.
+  if (cluster.isPrimary) announce(address);
 }
 
 main().catch((error: unknown) => {

@@ -17,7 +17,7 @@ import {
 } from '../respond/length-aware.js';
 import { rowReader } from '../respond/normalize.js';
 import { cursorPage, simplePage } from '../respond/simple-and-cursor.js';
-import type { Connection } from '../sql/connect.js';
+import type { Connection, ReadOptions } from '../sql/connect.js';
 import { Departure, type Row, type RunOptions, type Statement } from '../sql/dialect.js';
 import { PreparedQueries } from '../sql/prepared.js';
 import { type ClientSignal, JSON_TYPE, json, type ServiceResponse } from './exchange.js';
@@ -43,6 +43,8 @@ export interface ListCall {
   readonly url: string;
   readonly ctx: unknown;
   readonly signal?: ClientSignal;
+  /** Read from the primary, not a replica (the client wants to see its own writes). */
+  readonly primary?: boolean;
 }
 
 /** One read-one request: the record's id as the path gave it, and the query string. */
@@ -51,6 +53,7 @@ export interface OneCall {
   readonly rawQuery: string;
   readonly ctx: unknown;
   readonly signal?: ClientSignal;
+  readonly primary?: boolean;
 }
 
 /** A record read through the list's pipeline: its answer (transformed) and its stored form (for its ETag). */
@@ -201,12 +204,12 @@ export function listHandlers(
     return { ...plan, where: [...plan.where, byKey], mode: { kind: 'simple', page: 1, perPage: 1 } };
   };
 
-  const one = async ({ id, rawQuery, ctx, signal }: OneCall): Promise<OneRecord | undefined> => {
+  const one = async ({ id, rawQuery, ctx, signal, primary }: OneCall): Promise<OneRecord | undefined> => {
     const coerced = coerceForColumn(key, id);
     // Parameters are checked before the id: a wrong parameter is the client's to fix either way.
     const plan = onePlan(rawQuery, coerced.ok ? coerced.value : null);
     if (!coerced.ok) return undefined;
-    const options: RunOptions = { timeoutMs: endpoint.timeoutMs, departure: departureOf(signal) };
+    const options: ReadOptions = { timeoutMs: endpoint.timeoutMs, departure: departureOf(signal), primary };
     const [row] = await connection.run(queries.rows(plan, { limit: 1 }, ctx), options);
     if (!row) return undefined;
     const stored = read(row);
@@ -214,7 +217,7 @@ export function listHandlers(
     return { answer, stored };
   };
 
-  const list = async ({ rawQuery, url: path, ctx, signal }: ListCall): Promise<ServiceResponse> => {
+  const list = async ({ rawQuery, url: path, ctx, signal, primary }: ListCall): Promise<ServiceResponse> => {
     // Defaults that depend on the context are part of what the plan depends on: its cache key.
     const defaults = contextual ? defaultsFor(endpoint, ctx) : endpoint.defaultFilters;
     const key = contextual ? `${JSON.stringify(defaults)}\n${rawQuery}` : rawQuery;
@@ -227,7 +230,7 @@ export function listHandlers(
     }
     const mode: PageMode = plan.mode;
     // A client that goes away before its answer is written stops its statements in the database.
-    const options: RunOptions = { timeoutMs: endpoint.timeoutMs, departure: departureOf(signal) };
+    const options: ReadOptions = { timeoutMs: endpoint.timeoutMs, departure: departureOf(signal), primary };
     const run = (statement: Statement) => connection.run(statement, options);
     const ok = (body: unknown) => json(200, body);
 

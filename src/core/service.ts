@@ -108,7 +108,13 @@ export async function createService<Ctx = unknown>(
     if (endpoint.actions.has('list'))
       serve(path, 'GET', async (request, ctx, rawQuery) => {
         await may('list', ctx);
-        return list({ rawQuery, url: `${linkBase(config, request)}${path}`, ctx, signal: request.signal });
+        return list({
+          rawQuery,
+          url: `${linkBase(config, request)}${path}`,
+          ctx,
+          signal: request.signal,
+          primary: readsPrimary(request),
+        });
       });
 
     if (records.schemaPath) {
@@ -203,7 +209,13 @@ export async function createService<Ctx = unknown>(
       const id = decodeSegment(segment, name);
       switch (action) {
         case 'read': {
-          const found = await one({ id, rawQuery, ctx, signal: request.signal });
+          const found = await one({
+            id,
+            rawQuery,
+            ctx,
+            signal: request.signal,
+            primary: readsPrimary(request),
+          });
           if (!found) throw RequestError.single(404, 'id', `No ${name} record with this id.`);
           return json(200, found.answer, { etag: etagOf(endpoint.resource, found.stored) });
         }
@@ -287,6 +299,15 @@ function methodNotAllowed(allow: readonly string[]): ServiceResponse {
   const verbs = allow.includes('GET') ? [...allow, 'HEAD'] : [...allow];
   const message = `This method is not allowed here${verbs.length > 0 ? ` (allowed: ${verbs.join(', ')})` : ''}.`;
   return json(405, { message, errors: { method: [message] } }, { allow: verbs.join(', ') });
+}
+
+/**
+ * `Consistency: primary`: the client reads from the primary rather than a replica, to see its own
+ * writes at once (replicas apply them a few milliseconds later). Without replicas it changes nothing.
+ */
+function readsPrimary(request: ServiceRequest): boolean {
+  const value = request.headers.consistency;
+  return (Array.isArray(value) ? value[0] : value)?.trim().toLowerCase() === 'primary';
 }
 
 /** The parts of a request every write takes. */

@@ -7,6 +7,7 @@ import { resourceQueryPlugin, sendResponse } from '../hosts/fastify.js';
 import type { ServiceConfig } from '../resource/policy.js';
 import type { Connection } from '../sql/connect.js';
 import { registerAdmin } from './admin.js';
+import { registerHealth } from './health.js';
 
 export interface ServiceOptions<Ctx = unknown> {
   config: ServiceConfig<Ctx>;
@@ -53,6 +54,7 @@ export async function buildService<Ctx = unknown>(options: ServiceOptions<Ctx>):
     connection,
     ...(options.cors && { cors: options.cors }),
   });
+  registerHealth(app, connection);
   if (config.adminDir)
     await registerAdmin(app, config.adminDir, (config.prefix ?? '/api').replace(/\/$/, ''));
   return app;
