@@ -1,0 +1,15 @@
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// `npm run build:examples` → examples/react-admin/dist, with relative asset URLs so that any path can
+// serve it next to the service (the e2e test serves it at /react-admin/). `vite --config
+// examples/react-admin/vite.config.ts` runs it against the demo (`npm start`) through the proxy.
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: './',
+  plugins: [react()],
+  logLevel: 'warn',
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 4096 },
+  server: { proxy: { '/api': 'http://127.0.0.1:3000' } },
+});

@@ -1,0 +1,245 @@
+/**
+ * A refine (@refinedev/core v5) data provider for the service. Nothing of refine is needed at run
+ * time: its types only, and errors shaped as its `HttpError` (`message`, `statusCode`, `errors` keyed by
+ * field, which forms show under their inputs).
+ */
+import type {
+  BaseRecord,
+  CreateParams,
+  CrudFilter,
+  CrudSort,
+  CustomParams,
+  DataProvider,
+  DeleteOneParams,
+  GetListParams,
+  GetManyParams,
+  GetOneParams,
+  HttpError,
+  LogicalFilter,
+  Pagination,
+  UpdateParams,
+} from '@refinedev/core';
+import qs from 'qs';
+import { buildListQuery, type ErrorMap, type ListQuery, type RecordData } from '../client/index.js';
+import type { FilterNode, FilterOperator, FilterScalar, FilterValue } from '../client/query.js';
+import { loadQuery, type ProviderOptions, recordsApi } from './shared.js';
+
+export type { LoadMeta, ProviderOptions } from './shared.js';
+
+/** refine's `HttpError`, as an `Error` (a stack, `instanceof`) with the fields refine reads. */
+export class RefineHttpError extends Error implements HttpError {
+  readonly statusCode: number;
+  readonly errors: Record<string, string[]>;
+  constructor(statusCode: number, message: string, errors: ErrorMap = {}) {
+    super(message);
+    this.name = 'RefineHttpError';
+    this.statusCode = statusCode;
+    this.errors = errors;
+  }
+}
+
+const newError = (status: number, message: string, errors: ErrorMap) =>
+  new RefineHttpError(status, message, errors);
+
+type RefineOperator = LogicalFilter['operator'];
+
+/**
+ * refine's operators that the query language has. The case-sensitive variants (`eqs`, `containss`,
+ * `startswiths`, …) and `ina`/`nina` (array columns) have no equivalent: they are refused (422) rather
+ * than run with another meaning.
+ */
+const operatorMap: Partial<Record<RefineOperator, FilterOperator>> = {
+  eq: 'eq',
+  ne: 'neq',
+  lt: 'lt',
+  gt: 'gt',
+  lte: 'lte',
+  gte: 'gte',
+  in: 'in',
+  nin: 'not_in',
+  contains: 'contains',
+  ncontains: 'not_contains',
+  between: 'between',
+  nbetween: 'not_between',
+  null: 'is_null',
+  nnull: 'is_not_null',
+  startswith: 'starts_with',
+  nstartswith: 'not_starts_with',
+  endswith: 'ends_with',
+  nendswith: 'not_ends_with',
+};
+
+/** The field refine's search inputs can use: `{ field: 'q', operator: 'contains' | 'eq', value }`. */
+const SEARCH_FIELD = 'q';
+
+function refused(field: string, message: string): RefineHttpError {
+  return new RefineHttpError(422, message, { [`filter.${field}`]: [message] });
+}
+
+function scalar(value: unknown, field: string): FilterScalar {
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  throw refused(field, `The filter "${field}" has a value that is not a string, number or boolean.`);
+}
+
+const isEmpty = (value: unknown) =>
+  value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
+
+function leaf(filter: LogicalFilter): FilterNode | undefined {
+  const { field, operator, value } = filter;
+  const op = operatorMap[operator];
+  if (op === undefined)
+    throw refused(
+      field,
+      `The refine operator "${operator}" has no equivalent in the service's query language (case-sensitive and array operators).`,
+    );
+  // `null`/`nnull` need no value from refine; `false` inverts them, as the service reads it.
+  if (op === 'is_null' || op === 'is_not_null') return { name: field, op, value: value !== false };
+  if (isEmpty(value)) return undefined;
+  const written: FilterValue = Array.isArray(value)
+    ? value.map((item) => scalar(item, field))
+    : scalar(value, field);
+  return op === 'eq' ? { name: field, value: written } : { name: field, op, value: written };
+}
+
+/**
+ * refine's `CrudFilters` → the service's filter tree (exported for tests and custom views). `or` and
+ * `and` conditional filters become groups, nested as refine nests them; filters without a value (an
+ * empty search input) are left out, as refine means them.
+ */
+export function filterFromRefine(filters: readonly CrudFilter[]): FilterNode[] {
+  const nodes: FilterNode[] = [];
+  for (const filter of filters) {
+    if (filter.operator === 'or' || filter.operator === 'and') {
+      const members = filter.value
+        .map((member) => filterFromRefine([member]))
+        .filter((member) => member.length > 0);
+      if (members.length > 0) nodes.push(filter.operator === 'or' ? { or: members } : { and: members });
+      continue;
+    }
+    const logical = filter as LogicalFilter;
+    if (logical.field === SEARCH_FIELD) continue;
+    const node = leaf(logical);
+    if (node) nodes.push(node);
+  }
+  return nodes;
+}
+
+/** A top-level `q` filter → `search` (a search cannot sit inside a group: refused there). */
+function searchOf(filters: readonly CrudFilter[]): Pick<ListQuery, 'search'> {
+  const inGroup = (filter: CrudFilter): boolean =>
+    (filter.operator === 'or' || filter.operator === 'and') &&
+    filter.value.some((member) => ('field' in member && member.field === SEARCH_FIELD) || inGroup(member));
+  if (filters.some(inGroup))
+    throw refused(
+      SEARCH_FIELD,
+      'The search ("q") applies to the whole list; it cannot be part of an or/and group.',
+    );
+  const search = filters.find(
+    (filter): filter is LogicalFilter => 'field' in filter && filter.field === SEARCH_FIELD,
+  )?.value;
+  return typeof search === 'string' && search.trim() !== '' ? { search } : {};
+}
+
+function sortOf(sorters: readonly CrudSort[] | undefined): Pick<ListQuery, 'sort'> {
+  if (!sorters || sorters.length === 0) return {};
+  return { sort: sorters.map(({ field, order }) => (order === 'desc' ? `-${field}` : field)) };
+}
+
+/** `server` (the default): one page; `off` and `client`: every record (`all=true`, see the docs). */
+function pageOf(pagination: Pagination | undefined): Pick<ListQuery, 'page' | 'per_page' | 'all'> {
+  if (pagination?.mode === 'off' || pagination?.mode === 'client') return { all: true };
+  return { page: pagination?.currentPage ?? 1, per_page: pagination?.pageSize ?? 10 };
+}
+
+/** A data provider over the service's list and records API (README: "react-admin and refine"). */
+export function refineDataProvider(
+  options: ProviderOptions,
+): Required<Pick<DataProvider, 'getMany' | 'custom'>> & DataProvider {
+  const api = recordsApi(options, newError);
+
+  return {
+    getApiUrl: () => api.apiUrl,
+
+    getList: async <T extends BaseRecord>({
+      resource,
+      pagination,
+      sorters,
+      filters,
+      meta,
+    }: GetListParams) => {
+      const page = await api.list(
+        resource,
+        {
+          filter: filterFromRefine(filters ?? []),
+          ...searchOf(filters ?? []),
+          ...sortOf(sorters),
+          ...pageOf(pagination),
+          ...loadQuery(meta),
+        },
+        meta?.queryContext?.signal,
+      );
+      // refine needs a total: with length-aware pagination (the default) it is the service's count.
+      return { data: page.data as T[], total: page.total ?? page.data.length };
+    },
+
+    getOne: async <T extends BaseRecord>({ resource, id, meta }: GetOneParams) => ({
+      data: (await api.one(resource, id, meta, meta?.queryContext?.signal)) as T,
+    }),
+
+    getMany: async <T extends BaseRecord>({ resource, ids, meta }: GetManyParams) => ({
+      data: (await api.many(resource, ids, meta, meta?.queryContext?.signal)) as T[],
+    }),
+
+    create: async <T extends BaseRecord, V>({ resource, variables }: CreateParams<V>) => ({
+      data: (await api.create(resource, variables as RecordData)) as T,
+    }),
+
+    update: async <T extends BaseRecord, V>({ resource, id, variables }: UpdateParams<V>) => ({
+      data: (await api.update(resource, id, variables as RecordData)) as T,
+    }),
+
+    deleteOne: async <T extends BaseRecord, V>({ resource, id }: DeleteOneParams<V>) => {
+      await api.remove(resource, id);
+      return { data: { id } as T };
+    },
+
+    custom: async <TData extends BaseRecord = BaseRecord, TQuery = unknown, TPayload = unknown>(
+      params: CustomParams<TQuery, TPayload>,
+    ) => ({ data: (await custom(api, params)) as TData }),
+  };
+}
+
+/**
+ * `custom`: any request to the service (`url` absolute, or relative to `apiUrl`), with the provider's
+ * headers; `filters` and `sorters` written in the list grammar, `query` appended, `payload` sent as JSON.
+ */
+async function custom(api: ReturnType<typeof recordsApi>, params: CustomParams<unknown, unknown>) {
+  const { url, method, sorters, filters, payload, query, headers } = params;
+  const list = buildListQuery({ filter: filterFromRefine(filters ?? []), ...sortOf(sorters) });
+  const extra = query ? qs.stringify(query) : '';
+  const search = [list, extra].filter(Boolean).join('&');
+  const target = /^[a-z]+:/i.test(url) ? url : `${api.apiUrl}/${url.replace(/^\//, '')}`;
+  const options = await api.clientOptions();
+  const response = await (options.fetch ?? fetch)(search ? `${target}?${search}` : target, {
+    method: method.toUpperCase(),
+    headers: {
+      accept: 'application/json',
+      ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+      ...(headers as Record<string, string> | undefined),
+    },
+    ...(payload !== undefined ? { body: JSON.stringify(payload) } : {}),
+  });
+  const text = await response.text();
+  const body: unknown =
+    text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
+  if (!response.ok) {
+    const envelope = (typeof body === 'object' && body !== null ? body : {}) as {
+      message?: string;
+      errors?: ErrorMap;
+    };
+    throw newError(response.status, envelope.message ?? response.statusText, envelope.errors ?? {});
+  }
+  return body;
+}

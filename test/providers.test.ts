@@ -1,0 +1,411 @@
+/**
+ * The react-admin and refine data providers against the running service (the demo's endpoints over
+ * the fixture), over real HTTP with Node's fetch, on each database. Expectations come from the fixture
+ * arrays in plain JavaScript.
+ */
+import type { CrudFilter, LogicalFilter } from '@refinedev/core';
+import { HttpError } from 'ra-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { endpoints } from '../examples/demo/endpoints.js';
+import { filterFromReactAdmin, reactAdminDataProvider } from '../src/providers/react-admin.js';
+import { filterFromRefine, RefineHttpError, refineDataProvider } from '../src/providers/refine.js';
+import type { EndpointPolicy } from '../src/resource/policy.js';
+import { dialects } from './support/databases.js';
+import { comments, type UserRow, userRoles, users } from './support/fixture.js';
+import { type RecordsContext, useRecordsService } from './support/records.js';
+
+type Rec = Record<string, unknown>;
+const live = users.filter((user) => user.deleted_at === null);
+const ids = (rows: readonly { id?: unknown }[]) => rows.map((row) => Number(row.id));
+const sortedIds = (rows: readonly { id?: unknown }[]) => ids(rows).sort((a, b) => a - b);
+const byScoreDesc = (a: UserRow, b: UserRow) => b.score - a.score || b.id - a.id;
+const has = (text: string, part: string) => text.toLowerCase().includes(part.toLowerCase());
+
+/** Rejects with what `call` threw (a test fails when it resolves). */
+async function failure<E>(call: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
+  const error = await call.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(type);
+  return error as E;
+}
+
+/** The requests a provider made: Node's own fetch, watched. */
+function watchedFetch() {
+  const sent: { method: string; url: string; body: unknown; headers: Record<string, string> }[] = [];
+  const watched: typeof fetch = (input, init) => {
+    sent.push({
+      method: init?.method ?? 'GET',
+      url: decodeURIComponent(String(input)),
+      body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
+      headers: (init?.headers ?? {}) as Record<string, string>,
+    });
+    return fetch(input, init);
+  };
+  return { sent, fetch: watched };
+}
+
+const newUser = (n: string) => ({
+  name: `Provider ${n}`,
+  email: `provider-${n}@example.net`,
+  status: 'active',
+  score: 10,
+  balance: 1,
+  is_admin: false,
+  password: 'long enough secret',
+});
+
+for (const dialect of dialects) {
+  describe(`data providers on ${dialect}`, () => {
+    const service = useRecordsService(dialect, 'providers', {
+      endpoints: endpoints as unknown as EndpointPolicy<RecordsContext | null>[],
+    });
+    let apiUrl = '';
+    beforeAll(async () => {
+      await service.app.listen({ port: 0, host: '127.0.0.1' });
+      const address = service.app.server.address();
+      if (!address || typeof address === 'string') throw new Error('no port');
+      apiUrl = `http://127.0.0.1:${address.port}/api`;
+    });
+    const ra = (extra: Partial<Parameters<typeof reactAdminDataProvider>[0]> = {}) =>
+      reactAdminDataProvider({ apiUrl, ...extra });
+    const refine = (extra: Partial<Parameters<typeof refineDataProvider>[0]> = {}) =>
+      refineDataProvider({ apiUrl, ...extra });
+
+    describe('react-admin', () => {
+      it('getList: field_op filters, plain and array values, sort and page, with the total', async () => {
+        const expected = live.filter((u) => u.status !== 'banned' && u.score >= 42).sort(byScoreDesc);
+        const { sent, fetch } = watchedFetch();
+        const page = await ra({ fetch }).getList('users', {
+          filter: { status: ['active', 'inactive'], score_gte: 42 },
+          sort: { field: 'score', order: 'DESC' },
+          pagination: { page: 2, perPage: 2 },
+        });
+        expect(sent[0]?.url).toBe(
+          `${apiUrl}/users?filter[status][in][0]=active&filter[status][in][1]=inactive&filter[score][gte]=42&sort=-score&per_page=2&page=2`,
+        );
+        expect(page.total).toBe(expected.length);
+        expect(ids(page.data)).toEqual(ids(expected.slice(2, 4)));
+      });
+
+      it('getList: q is search, nested objects are relation paths or operators, or-groups', async () => {
+        const provider = ra();
+        const searched = await provider.getList('users', {
+          filter: { q: 'ann', name_not_contains: 'smith' },
+          pagination: { page: 1, perPage: 50 },
+          sort: { field: 'name', order: 'ASC' },
+        });
+        expect(sortedIds(searched.data)).toEqual(
+          sortedIds(live.filter((u) => (has(u.name, 'ann') || has(u.email, 'ann')) && !has(u.name, 'smith'))),
+        );
+        const admins = await provider.getList('users', {
+          filter: { roles: { name: 'admin' }, score: { gte: 1, lte: 90 } },
+          pagination: { page: 1, perPage: 50 },
+          sort: { field: 'name', order: 'ASC' },
+        });
+        expect(sortedIds(admins.data)).toEqual(
+          sortedIds(live.filter((u) => userRoles[u.id]?.includes(1) && u.score >= 1 && u.score <= 90)),
+        );
+        const either = await provider.getList('users', {
+          filter: { or: [{ status: 'banned' }, { score_gte: 95 }] },
+          pagination: { page: 1, perPage: 50 },
+          sort: { field: 'name', order: 'ASC' },
+        });
+        expect(sortedIds(either.data)).toEqual(
+          sortedIds(live.filter((u) => u.status === 'banned' || u.score >= 95)),
+        );
+      });
+
+      it('getList with simple pagination answers pageInfo instead of a total', async () => {
+        const provider = ra({ simplePagination: ['users'] });
+        const params = { filter: {}, sort: { field: 'score', order: 'DESC' as const } };
+        const first = await provider.getList('users', { ...params, pagination: { page: 1, perPage: 5 } });
+        expect(first.total).toBeUndefined();
+        expect(first.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false });
+        expect(ids(first.data)).toEqual(ids([...live].sort(byScoreDesc).slice(0, 5)));
+        const last = await provider.getList('users', { ...params, pagination: { page: 2, perPage: 5 } });
+        expect(last.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: true });
+        expect(last.data).toHaveLength(live.length - 5);
+      });
+
+      it('getOne, getMany (filter[id][in]) and getManyReference', async () => {
+        const provider = ra();
+        const one = await provider.getOne('users', { id: 3, meta: { include: 'department' } });
+        expect(one.data).toMatchObject({ id: 3, name: 'joanne Brown', department: { id: 1 } });
+        const missing = await failure(provider.getOne('users', { id: 7 }), HttpError);
+        expect(missing.status).toBe(404);
+        const many = await provider.getMany('users', { ids: [5, '2', 7, 999] });
+        expect(ids(many.data)).toEqual([5, 2]);
+        const replies = await provider.getManyReference('comments', {
+          target: 'post_id',
+          id: 1,
+          filter: {},
+          sort: { field: 'created_at', order: 'ASC' },
+          pagination: { page: 1, perPage: 10 },
+        });
+        expect(ids(replies.data)).toEqual(ids(comments.filter((c) => c.post_id === 1)));
+        expect(replies.total).toBe(2);
+      });
+
+      it('a refused list is an HttpError with the service message', async () => {
+        const error = await failure(
+          ra().getList('users', {
+            filter: { password_hash: 'x' },
+            pagination: { page: 1, perPage: 5 },
+            sort: { field: 'name', order: 'ASC' },
+          }),
+          HttpError,
+        );
+        expect(error.status).toBe(422);
+        expect(error.message).toContain('password_hash');
+      });
+
+      it('create, update (only the changed fields), and field errors under the inputs', async () => {
+        const { sent, fetch } = watchedFetch();
+        const provider = ra({ fetch });
+        const created = await provider.create('users', { data: newUser('ra') });
+        expect(created.data).toMatchObject({ name: 'Provider ra', status: 'active', score: 10 });
+        expect(created.data).not.toHaveProperty('password_hash');
+        const id = created.data.id;
+        const previousData = (await provider.getOne('users', { id })).data;
+        const updated = await provider.update('users', {
+          id,
+          data: { ...previousData, name: 'Renamed', password: null },
+          previousData,
+        });
+        const patch = sent.find((request) => request.method === 'PATCH');
+        expect(patch?.body).toEqual({ name: 'Renamed' });
+        // The ETag of the read came along: the write is conditional.
+        expect(patch?.headers['if-match']).toMatch(/^"/);
+        expect(updated.data).toMatchObject({ id, name: 'Renamed', email: 'provider-ra@example.net' });
+
+        const refused = await failure(
+          provider.update('users', {
+            id,
+            data: { ...updated.data, email: 'not an email' },
+            previousData: updated.data,
+          }),
+          HttpError,
+        );
+        expect(refused.status).toBe(422);
+        expect(Object.keys(refused.body.errors)).toEqual(['email']);
+        expect(typeof refused.body.errors.email).toBe('string');
+        const taken = await failure(
+          provider.create('users', { data: { ...newUser('dup'), email: 'anna@example.com' } }),
+          HttpError,
+        );
+        expect(taken.status).toBe(409);
+        expect(taken.body.errors.email).toContain('taken');
+      });
+
+      it('a save over a change made since the read is a 412, not a lost update', async () => {
+        const provider = ra();
+        const { data: created } = await provider.create('users', { data: newUser('race') });
+        const { data: read } = await provider.getOne('users', { id: created.id });
+        const other = await service.inject({
+          method: 'PATCH',
+          url: `/api/users/${created.id}`,
+          payload: { score: 77 },
+        });
+        expect(other.statusCode).toBe(200);
+        const conflict = await failure(
+          provider.update('users', { id: read.id, data: { ...read, name: 'Mine' }, previousData: read }),
+          HttpError,
+        );
+        expect(conflict.status).toBe(412);
+        // Not a field: react-admin notifies the message instead of marking an input.
+        expect(conflict.body.errors).toEqual({});
+        expect((await provider.getOne('users', { id: created.id })).data).toMatchObject({
+          name: 'Provider race',
+          score: 77,
+        });
+      });
+
+      it('updateMany, delete and deleteMany', async () => {
+        const provider = ra();
+        const made = await Promise.all(
+          ['m1', 'm2', 'm3'].map((n) => provider.create('users', { data: newUser(n) })),
+        );
+        const [a, b, c] = made.map((result) => result.data.id);
+        expect(await provider.updateMany('users', { ids: [a, b], data: { status: 'inactive' } })).toEqual({
+          data: [a, b],
+        });
+        const after = await provider.getMany('users', { ids: [a, b, c] });
+        expect(after.data.map((user) => user.status)).toEqual(['inactive', 'inactive', 'active']);
+        const deleted = await provider.delete('users', { id: c, previousData: after.data[2] });
+        expect(deleted.data).toMatchObject({ id: c });
+        expect(await provider.deleteMany('users', { ids: [a, b] })).toEqual({ data: [a, b] });
+        expect((await provider.getMany('users', { ids: [a, b, c] })).data).toEqual([]);
+      });
+
+      it('a viewer is refused (403) and the message says why', async () => {
+        const provider = ra({ headers: () => ({ 'x-test-role': 'viewer' }) });
+        const error = await failure(provider.create('users', { data: newUser('viewer') }), HttpError);
+        expect(error.status).toBe(403);
+        expect(error.body.errors).toEqual({});
+      });
+    });
+
+    describe('refine', () => {
+      const logical = (
+        field: string,
+        operator: LogicalFilter['operator'],
+        value: unknown,
+      ): LogicalFilter => ({
+        field,
+        operator,
+        value,
+      });
+      const cases: [LogicalFilter, (u: UserRow) => boolean][] = [
+        [logical('status', 'eq', 'active'), (u) => u.status === 'active'],
+        [logical('status', 'ne', 'active'), (u) => u.status !== 'active'],
+        [logical('score', 'lt', 50), (u) => u.score < 50],
+        [logical('score', 'gt', 80), (u) => u.score > 80],
+        [logical('score', 'lte', 80), (u) => u.score <= 80],
+        [logical('score', 'gte', 85), (u) => u.score >= 85],
+        [logical('status', 'in', ['active', 'banned']), (u) => ['active', 'banned'].includes(u.status)],
+        [logical('status', 'nin', ['active', 'banned']), (u) => !['active', 'banned'].includes(u.status)],
+        [logical('name', 'contains', 'ann'), (u) => has(u.name, 'ann')],
+        [logical('name', 'ncontains', 'ann'), (u) => !has(u.name, 'ann')],
+        [logical('score', 'between', [40, 90]), (u) => u.score >= 40 && u.score <= 90],
+        [logical('score', 'nbetween', [40, 90]), (u) => u.score < 40 || u.score > 90],
+        [logical('birthday', 'null', true), (u) => u.birthday === null],
+        [logical('birthday', 'nnull', true), (u) => u.birthday !== null],
+        [logical('email', 'startswith', 'ANN'), (u) => u.email.startsWith('ann')],
+        [logical('email', 'nstartswith', 'ann'), (u) => !u.email.startsWith('ann')],
+        [logical('email', 'endswith', '.org'), (u) => u.email.endsWith('.org')],
+        [logical('email', 'nendswith', '.org'), (u) => !u.email.endsWith('.org')],
+      ];
+
+      it('getList: each refine operator the service has, all records (pagination off)', async () => {
+        const provider = refine();
+        for (const [filter, predicate] of cases) {
+          // The fixture's users only (the react-admin tests above made others).
+          const page = await provider.getList({
+            resource: 'users',
+            filters: [filter, logical('id', 'lte', users.length)],
+            pagination: { mode: 'off' },
+          });
+          expect(sortedIds(page.data), JSON.stringify(filter)).toEqual(sortedIds(live.filter(predicate)));
+          expect(page.total).toBe(page.data.length);
+        }
+      });
+
+      it('getList: nested or/and conditional filters, sorters, server pagination and search', async () => {
+        const { sent, fetch } = watchedFetch();
+        const provider = refine({ fetch });
+        const filters: CrudFilter[] = [
+          { field: 'q', operator: 'contains', value: 'example' },
+          {
+            operator: 'or',
+            value: [
+              { field: 'status', operator: 'eq', value: 'banned' },
+              {
+                operator: 'and',
+                value: [
+                  { field: 'score', operator: 'gte', value: 80 },
+                  { field: 'is_admin', operator: 'eq', value: true },
+                ],
+              },
+            ],
+          },
+        ];
+        const expected = live
+          .filter((u) => has(u.name, 'example') || has(u.email, 'example'))
+          .filter((u) => u.status === 'banned' || (u.score >= 80 && u.is_admin))
+          .sort((a, b) => b.name.localeCompare(a.name));
+        const page = await provider.getList({
+          resource: 'users',
+          filters,
+          sorters: [{ field: 'name', order: 'desc' }],
+          pagination: { currentPage: 1, pageSize: 2 },
+        });
+        expect(sent[0]?.url).toContain('search=example');
+        expect(sent[0]?.url).toContain('filter[or][1][and][0][score][gte]=80');
+        expect(page.total).toBe(expected.length);
+        expect(ids(page.data)).toEqual(ids(expected.slice(0, 2)));
+      });
+
+      it('refuses the operators it cannot express, before any request', async () => {
+        const { sent, fetch } = watchedFetch();
+        for (const operator of ['containss', 'eqs', 'ina'] as const) {
+          const error = await failure(
+            refine({ fetch }).getList({ resource: 'users', filters: [logical('name', operator, 'a')] }),
+            RefineHttpError,
+          );
+          expect(error.statusCode).toBe(422);
+          expect(error.errors['filter.name']?.[0]).toContain(operator);
+        }
+        expect(sent).toEqual([]);
+        expect(
+          filterFromRefine([logical('name', 'contains', ''), logical('score', 'eq', undefined)]),
+        ).toEqual([]);
+      });
+
+      it('getOne, getMany, create, update, deleteOne, with field errors as refine reads them', async () => {
+        const provider = refine();
+        expect((await provider.getOne({ resource: 'users', id: 1 })).data).toMatchObject({
+          name: 'Anna Smith',
+        });
+        expect(ids((await provider.getMany({ resource: 'users', ids: [6, 1] })).data)).toEqual([6, 1]);
+        const created = await provider.create({ resource: 'users', variables: newUser('refine') });
+        const id = created.data.id as number;
+        const updated = await provider.update({ resource: 'users', id, variables: { score: 33 } });
+        expect(updated.data).toMatchObject({ id, score: 33, name: 'Provider refine' });
+        const refused = await failure(
+          provider.update({ resource: 'users', id, variables: { email: 'nope', status: 'unknown' } }),
+          RefineHttpError,
+        );
+        expect(refused.statusCode).toBe(422);
+        expect(Object.keys(refused.errors).sort()).toEqual(['email', 'status']);
+        expect(Array.isArray(refused.errors.email)).toBe(true);
+        await provider.deleteOne({ resource: 'users', id });
+        expect((await failure(provider.getOne({ resource: 'users', id }), RefineHttpError)).statusCode).toBe(
+          404,
+        );
+
+        // custom: the restore route, then a list with filters and sorters in the list grammar.
+        const restored = await provider.custom({ url: `users/${id}/restore`, method: 'post' });
+        expect(restored.data).toMatchObject({ id, name: 'Provider refine' });
+        const listed = await provider.custom({
+          url: `${apiUrl}/users`,
+          method: 'get',
+          filters: [logical('status', 'eq', 'banned')],
+          sorters: [{ field: 'score', order: 'asc' }],
+          query: { per_page: 50 },
+        });
+        const data = (listed.data as { data: Rec[] }).data;
+        expect(ids(data)).toEqual(
+          ids(live.filter((u) => u.status === 'banned').sort((a, b) => a.score - b.score)),
+        );
+        const bad = await failure(provider.custom({ url: 'users?nope=1', method: 'get' }), RefineHttpError);
+        expect(bad.statusCode).toBe(422);
+        expect(Object.keys(bad.errors)).toEqual(['nope']);
+      });
+    });
+  });
+}
+
+describe('filter conventions (no database)', () => {
+  it('maps react-admin keys to operators, longest suffix first', () => {
+    expect(
+      filterFromReactAdmin({
+        name_not_contains: 'x',
+        birthday_is_null: true,
+        created_at_date_between: ['2024-01-01', '2024-01-31'],
+        is_admin: false,
+        q: 'search is not a filter',
+        empty: '',
+        settings: { theme: 'dark', level_gte: 5 },
+      }),
+    ).toEqual([
+      { name: 'name', op: 'not_contains', value: 'x' },
+      { name: 'birthday', op: 'is_null', value: true },
+      { name: 'created_at', op: 'date_between', value: ['2024-01-01', '2024-01-31'] },
+      { name: 'is_admin', value: false },
+      { name: 'settings.theme', value: 'dark' },
+      { name: 'settings.level', op: 'gte', value: 5 },
+    ]);
+  });
+});
