@@ -19,7 +19,8 @@ const typeIn = (column: unknown, path: readonly string[], types: string[]) =>
   sql`json_type(${extract(column, path)}) in (${sql.join(types.map((t) => sql.lit(t)))})`;
 
 /** Server errors meaning "not available now": too many connections, access denied, no such database, gone away, shutdown. */
-const unavailableErrnos = new Set([1040, 1045, 1049, 1053, 1927, 2002, 2003, 2006, 2013]);
+// 1205 (lock wait timeout) and 1213 (deadlock) too: the same request may well succeed when tried again.
+const unavailableErrnos = new Set([1040, 1045, 1049, 1053, 1205, 1213, 1927, 2002, 2003, 2006, 2013]);
 const constraintErrnos: Record<number, Exclude<Refusal['kind'], 'unavailable'>> = {
   1062: 'unique', // ER_DUP_ENTRY
   1451: 'foreign-key', // ER_ROW_IS_REFERENCED_2

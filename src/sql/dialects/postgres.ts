@@ -48,7 +48,8 @@ const typeIs = (column: unknown, path: readonly string[], type: string) =>
 
 /**
  * SQLSTATE → refusal. Class 08 (connection), 57P01–57P03 (shutdown, cannot connect now), 53300 (too
- * many connections), 3D000 (no such database) and 28 (authentication) all mean: not available now.
+ * many connections), 3D000 (no such database), 28 (authentication) and the transient refusals below all
+ * mean: not available now.
  */
 function refusal(error: unknown): Refusal | undefined {
   const {
@@ -62,7 +63,9 @@ function refusal(error: unknown): Refusal | undefined {
     column?: string;
     message?: string;
   };
-  if (networkErrorCodes.has(code) || /^(08|57P0[123]|53300|3D000|28)/.test(code))
+  // 40001/40P01/55P03 (serialization failure or a replica's recovery conflict, deadlock, lock not
+  // available): the same request may well succeed when tried again.
+  if (networkErrorCodes.has(code) || /^(08|57P0[123]|53300|3D000|28|40001|40P01|55P03)/.test(code))
     return { kind: 'unavailable' };
   // pg's own words when the server closes the connection or a connect attempt times out.
   if (!code && /Connection terminated|timeout exceeded when trying to connect/i.test(message))
