@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import {
   fetchList,
   isLengthAware,
+  type LengthAwarePage,
   type ListResponse,
   listUrl,
   type RecordData,
@@ -364,9 +365,7 @@ export function ListView({
             Next
           </button>
           <span data-testid="page-info">
-            {lengthAware
-              ? `Page ${lengthAware.current_page} of ${lengthAware.last_page} · ${lengthAware.total} records`
-              : `${rows.length} records`}
+            {lengthAware ? pageSummary(lengthAware) : `${rows.length} records`}
           </span>
           <label className="inline per-page">
             Per page
@@ -390,4 +389,14 @@ export function ListView({
       </p>
     </section>
   );
+}
+
+/**
+ * "Page 2 of 40 · 600 records", as the endpoint's count strategy allows: an estimated total is shown
+ * as one ("about"), and without a total (`'none'`) only the page is named.
+ */
+function pageSummary(page: LengthAwarePage<unknown>): string {
+  if (page.total === null || page.last_page === null) return `Page ${page.current_page}`;
+  const about = page.total_is_estimate ? 'about ' : '';
+  return `Page ${page.current_page} of ${about}${page.last_page} · ${about}${page.total} records`;
 }

@@ -94,7 +94,19 @@ describe('admin UI (Chromium)', () => {
     await seedDemo(connection);
     // The demo's configuration as `npm start` serves it (its context hook and access rules); its
     // setup hook is not run: the database above is already seeded.
-    app = await buildService({ config: { ...demo, adminDir }, connection });
+    // The demo, and its posts once more as an endpoint that reports no total (a count strategy).
+    const posts = demo.endpoints.find((endpoint) => endpoint.resource === 'posts');
+    if (!posts?.schema) throw new Error('the demo has no posts endpoint with a schema');
+    const uncounted = {
+      ...posts,
+      path: 'posts-uncounted',
+      total: 'none' as const,
+      schema: { ...posts.schema, title: 'Articles (no total)' },
+    };
+    app = await buildService({
+      config: { ...demo, adminDir, endpoints: [...demo.endpoints, uncounted] },
+      connection,
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     if (!address || typeof address === 'string') throw new Error('no port');
@@ -393,6 +405,22 @@ describe('admin UI (Chromium)', () => {
     expect(await author.textContent()).toBe(post.author.name);
     expect(await author.getAttribute('href')).toBe(`#/users/${post.user_id}`);
     await screenshot('post-draft-detail');
+
+    // An endpoint that reports no total (`total: 'none'`): pages by Next alone, naming no last page.
+    await page
+      .getByRole('navigation', { name: 'Resources' })
+      .getByRole('link', { name: 'Articles (no total)' })
+      .click();
+    await listShows('/api/posts-uncounted');
+    const uncounted = await api<{ total: null; last_page: null; next_page_url: string | null }>(
+      '/api/posts-uncounted',
+    );
+    expect(uncounted.total).toBeNull();
+    expect(uncounted.next_page_url).not.toBeNull();
+    await expect.poll(() => page.getByTestId('page-info').textContent()).toBe('Page 1');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await listShows('/api/posts-uncounted?page=2');
+    await expect.poll(() => page.getByTestId('page-info').textContent()).toBe('Page 2');
 
     expect(problems).toEqual([]);
   }, 30_000);
