@@ -90,6 +90,10 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
         '/api/posts/{id}',
         '/api/comment-labels',
         '/api/comment-labels/{id}',
+        ...['upto', 'estimated', 'uncounted'].flatMap((name) => [
+          `/api/comments-${name}`,
+          `/api/comments-${name}/{id}`,
+        ]),
         '/api/v1/users/schema',
         '/api/v1/posts/schema',
         '/api/v1/schema',
@@ -257,6 +261,26 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
       200,
     );
     await call({ url: '/api/comment-labels?filter[approved]=true' }, '/api/comment-labels', 200);
+    // Each count strategy answers its own documented envelope: the exact endpoint never marks an
+    // estimate, the bounded and estimated ones always say which it is, the uncounted one has no total.
+    for (const [path, query] of [
+      ['/api/comments-upto', '?per_page=2'],
+      ['/api/comments-upto', '?filter[approved]=true&per_page=50'],
+      ['/api/comments-estimated', '?per_page=2'],
+      ['/api/comments-uncounted', '?per_page=2&page=2'],
+    ] as const) {
+      const body = await call({ url: `${path}${query}` }, path, 200);
+      if (path === '/api/comments-uncounted') expect(body.total).toBeNull();
+      else expect(typeof body.total_is_estimate).toBe('boolean');
+      const { total_is_estimate: _, ...counted } = body;
+      const exact = { ...counted, total: 1, last_page: 1, last_page_url: 'x' };
+      // The same page as an exact endpoint would write it is not what this endpoint documents.
+      expect(check.errors(path, 'get', 200, exact).length, path).toBeGreaterThan(0);
+    }
+    const exact = await call({ url: '/api/posts?per_page=2' }, '/api/posts', 200);
+    expect(
+      check.errors('/api/posts', 'get', 200, { ...exact, total_is_estimate: false }).length,
+    ).toBeGreaterThan(0);
     await call({ url: '/api/users?filter[password_hash]=x&sort=email' }, '/api/users', 422);
   });
 

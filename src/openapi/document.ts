@@ -121,7 +121,7 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
     schemas[names.record] = recordSchema(endpoint);
     schemas[names.filter] = filterSchema(endpoint, document.table.filters, names.filter);
     schemas[names.id] = key ? columnSchema(key) : { type: ['string', 'integer'] };
-    const pages = pageSchemas(ref('schemas', names.record));
+    const pages = pageSchemas(ref('schemas', names.record), endpoint.total);
     schemas[names.lengthAware] = pages.lengthAware;
     schemas[names.simple] = pages.simple;
     schemas[names.cursor] = pages.cursor;

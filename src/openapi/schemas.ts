@@ -1,5 +1,6 @@
 import type { CompiledEndpoint } from '../plan/endpoint.js';
 import { operators, type TargetKind } from '../plan/operators.js';
+import type { TotalStrategy } from '../resource/policy.js';
 import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
 import type { ColumnType } from '../resource/types.js';
 import type { InputDeclaration, SchemaDocument, SchemaFilter } from '../schema/types.js';
@@ -294,8 +295,43 @@ const link: JsonSchema = {
 const nullableInteger = { type: ['integer', 'null'] };
 const nullableString = { type: ['string', 'null'] };
 
+/**
+ * What a length-aware page says of its total under the endpoint's count strategy
+ * (docs/count-strategies.md): a count (`exact`), a count or the planner's estimate, marked
+ * (`exactUpTo`, `estimated`), or nothing (`none`: total, last page and its URL are null).
+ */
+function totalMembers(total: TotalStrategy): { properties: Record<string, unknown>; description: string } {
+  const integer = (description: string) => ({ type: 'integer', minimum: 0, description });
+  if (total === 'none')
+    return {
+      description: 'The endpoint reports no total (count strategy `none`): `total` and `last_page` are null.',
+      properties: { last_page: { type: 'null' }, last_page_url: { type: 'null' }, total: { type: 'null' } },
+    };
+  const lastPage = { last_page: { type: 'integer', minimum: 1 }, last_page_url: { type: 'string' } };
+  if (total === 'exact')
+    return {
+      description: 'Counted exactly (count strategy `exact`).',
+      properties: { ...lastPage, total: integer('The number of matching records.') },
+    };
+  const when =
+    total === 'estimated'
+      ? "the database planner's estimate unless the page itself shows where the list ends"
+      : `counted exactly up to ${total.exactUpTo} records, past that the database planner's estimate`;
+  return {
+    description: `Count strategy ${total === 'estimated' ? '`estimated`' : '`exactUpTo`'}: ${when}.`,
+    properties: {
+      ...lastPage,
+      total: integer(`The number of matching records: ${when}.`),
+      total_is_estimate: { type: 'boolean', description: 'True when `total` is an estimate, not a count.' },
+    },
+  };
+}
+
 /** The three page envelopes (src/respond/length-aware.ts, simple-and-cursor.ts) around a record schema. */
-export function pageSchemas(record: JsonSchema): Record<'lengthAware' | 'simple' | 'cursor', JsonSchema> {
+export function pageSchemas(
+  record: JsonSchema,
+  total: TotalStrategy,
+): Record<'lengthAware' | 'simple' | 'cursor', JsonSchema> {
   const data = { type: 'array', items: record };
   const offsetPage = {
     current_page: { type: 'integer', minimum: 1 },
@@ -308,28 +344,18 @@ export function pageSchemas(record: JsonSchema): Record<'lengthAware' | 'simple'
     prev_page_url: nullableString,
     to: nullableInteger,
   };
-  const closed = (properties: Record<string, unknown>, optional: string[] = []) => ({
+  const closed = (properties: Record<string, unknown>) => ({
     type: 'object',
     properties,
-    required: Object.keys(properties).filter((name) => !optional.includes(name)),
+    required: Object.keys(properties),
     additionalProperties: false,
   });
+  const counted = totalMembers(total);
   return {
-    lengthAware: closed(
-      {
-        ...offsetPage,
-        // null when the endpoint reports no total (`total: 'none'`).
-        last_page: nullableInteger,
-        last_page_url: nullableString,
-        links: { type: 'array', items: link },
-        total: { ...nullableInteger, description: 'null when the endpoint reports no total.' },
-        total_is_estimate: {
-          type: 'boolean',
-          description: "Present (true) when `total` is the database's estimate, not a count.",
-        },
-      },
-      ['total_is_estimate'],
-    ),
+    lengthAware: {
+      ...closed({ ...offsetPage, links: { type: 'array', items: link }, ...counted.properties }),
+      description: counted.description,
+    },
     simple: closed(offsetPage),
     cursor: closed({
       data,
