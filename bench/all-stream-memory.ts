@@ -62,6 +62,9 @@ async function main(): Promise<void> {
       join(here, 'stream-config.js'),
       '--port',
       values.port as string,
+      // The peak memory of one process (the one serving the stream).
+      '--workers',
+      '1',
     ],
     {
       env: { ...process.env, DATABASE_URL: `${server}/${database}`, LOG_LEVEL: 'warn' },

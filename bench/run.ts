@@ -169,7 +169,9 @@ async function runEngine(engine: EngineName): Promise<string[]> {
   const env = { DATABASE_URL: url, LOG_LEVEL: 'warn' };
   const service = await start(
     join(here, '../src/cli/main.js'),
-    ['--config', join(here, 'bench-config.js'), '--port', String(SERVICE)],
+    // One process, as the baseline is: the CLI's default (a worker per core) would compare two
+    // processes with one. --workers 2 against 1 is bench:topology's.
+    ['--config', join(here, 'bench-config.js'), '--port', String(SERVICE), '--workers', '1'],
     env,
     'Serving',
   );
