@@ -107,33 +107,63 @@ export function useGuardedHash(): { location: { hash: string }; dialog: React.Re
     };
   }, []);
 
-  const what = unsavedWork();
   const dialog =
     pending === undefined ? null : (
-      <Dialog
+      <DiscardDialog
         title="Leave without saving?"
         testId="leave-dialog"
-        onCancel={() => setPending(undefined)}
-        actions={
-          <>
-            <button type="button" data-autofocus onClick={() => setPending(undefined)}>
-              Stay on this page
-            </button>
-            <button
-              type="button"
-              className="danger"
-              onClick={() => {
-                setPending(undefined);
-                go(pending);
-              }}
-            >
-              Leave (discard changes)
-            </button>
-          </>
-        }
+        keep="Stay on this page"
+        discard="Leave (discard changes)"
+        onKeep={() => setPending(undefined)}
+        onDiscard={() => {
+          setPending(undefined);
+          go(pending);
+        }}
       >
-        <p>Your changes{what ? ` to ${what}` : ''} are not saved.</p>
-      </Dialog>
+        <p>Your changes{unsavedWork() ? ` to ${unsavedWork()}` : ''} are not saved.</p>
+      </DiscardDialog>
     );
   return { location, dialog };
+}
+
+/**
+ * The question before something that loses unsaved changes: keeping them is the focused, harmless
+ * choice (and what Escape does); discarding is marked dangerous.
+ */
+export function DiscardDialog({
+  title,
+  testId,
+  keep,
+  discard,
+  onKeep,
+  onDiscard,
+  children,
+}: {
+  title: string;
+  testId: string;
+  keep: string;
+  discard: string;
+  onKeep: () => void;
+  onDiscard: () => void;
+  children: React.ReactNode;
+}) {
+  return (
+    <Dialog
+      title={title}
+      testId={testId}
+      onCancel={onKeep}
+      actions={
+        <>
+          <button type="button" data-autofocus onClick={onKeep}>
+            {keep}
+          </button>
+          <button type="button" className="danger" onClick={onDiscard}>
+            {discard}
+          </button>
+        </>
+      }
+    >
+      {children}
+    </Dialog>
+  );
 }

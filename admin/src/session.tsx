@@ -1,7 +1,6 @@
 import { createContext, useContext, useState } from 'react';
 import { ApiError, type ClientOptions } from '../../src/client/index.js';
-import { Dialog } from './Dialog.js';
-import { discardUnsaved, unsavedWork } from './navigation.js';
+import { DiscardDialog, discardUnsaved, unsavedWork } from './navigation.js';
 
 const STORAGE_KEY = 'rqs.token';
 
@@ -113,31 +112,20 @@ export function TokenControl({
         </span>
       </form>
       {pending && (
-        <Dialog
+        <DiscardDialog
           title={pending.next ? 'Change the access token?' : 'Sign out?'}
           testId="token-dialog"
-          onCancel={() => setPending(undefined)}
-          actions={
-            <>
-              <button type="button" data-autofocus onClick={() => setPending(undefined)}>
-                Keep editing
-              </button>
-              <button
-                type="button"
-                className="danger"
-                onClick={() => {
-                  setPending(undefined);
-                  discardUnsaved();
-                  apply(pending.next);
-                }}
-              >
-                {pending.next ? 'Change token' : 'Sign out'} (discard changes)
-              </button>
-            </>
-          }
+          keep="Keep editing"
+          discard={`${pending.next ? 'Change token' : 'Sign out'} (discard changes)`}
+          onKeep={() => setPending(undefined)}
+          onDiscard={() => {
+            setPending(undefined);
+            discardUnsaved();
+            apply(pending.next);
+          }}
         >
           <p>Every view reloads under the new identity: your changes to {pending.unsaved} are not saved.</p>
-        </Dialog>
+        </DiscardDialog>
       )}
       {problem && (
         <p className="field-error token-problem" id="token-problem" role="alert" data-testid="token-error">

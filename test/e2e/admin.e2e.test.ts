@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoTokens } from '../../examples/demo/auth.js';
 import demo from '../../examples/demo/config.js';
@@ -19,8 +19,8 @@ import { createSchema } from '../../examples/demo/schema.js';
 import { seedDemo } from '../../examples/demo/seed.js';
 import { buildService } from '../../src/server/standalone.js';
 import { type Connection, connect } from '../../src/sql/connect.js';
+import { launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const adminDir = resolve(root, 'admin/dist');
 const shots = resolve(root, 'test-artifacts/e2e');
@@ -81,10 +81,6 @@ describe('admin UI (Chromium)', () => {
   const storedToken = () => page.evaluate<string | null>("localStorage.getItem('rqs.token')");
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `${CHROMIUM} is missing: install Debian's Chromium (apt-get update && apt-get install -y chromium). The e2e test never downloads a browser.`,
-      );
     if (!existsSync(join(adminDir, 'index.html')))
       throw new Error(`${adminDir} is missing: run npm run build:admin (npm test does it first).`);
     mkdirSync(shots, { recursive: true });
@@ -112,20 +108,7 @@ describe('admin UI (Chromium)', () => {
     if (!address || typeof address === 'string') throw new Error('no port');
     base = `http://127.0.0.1:${address.port}`;
 
-    context = await chromium.launchPersistentContext(join(temp, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1280, height: 860 },
-    });
+    context = await launchChromium(join(temp, 'profile'), { width: 1280, height: 860 });
     page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(10_000);
     page.on('console', (message) => {

@@ -11,15 +11,15 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { type BrowserContext, chromium, type Page, type Response } from 'playwright-core';
+import type { BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import demo from '../../examples/demo/config.js';
 import { createSchema } from '../../examples/demo/schema.js';
 import { seedDemo } from '../../examples/demo/seed.js';
 import { buildService } from '../../src/server/standalone.js';
 import { type Connection, connect } from '../../src/sql/connect.js';
+import { launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const shots = resolve(root, 'test-artifacts/e2e');
 
@@ -61,10 +61,6 @@ export function useExampleApp(name: 'react-admin' | 'refine'): ExampleApp {
 }
 
 export async function startExampleApp(name: 'react-admin' | 'refine'): Promise<ExampleApp> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `${CHROMIUM} is missing: install Debian's Chromium (apt-get update && apt-get install -y chromium).`,
-    );
   const dist = resolve(root, `examples/${name}/dist`);
   if (!existsSync(join(dist, 'index.html')))
     execFileSync(
@@ -90,20 +86,7 @@ export async function startExampleApp(name: 'react-admin' | 'refine'): Promise<E
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no port');
 
-  const context: BrowserContext = await chromium.launchPersistentContext(join(temp, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    viewport: { width: 1280, height: 900 },
-  });
+  const context: BrowserContext = await launchChromium(join(temp, 'profile'), { width: 1280, height: 900 });
   const page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(10_000);
   const problems: string[] = [];
