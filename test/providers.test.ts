@@ -58,8 +58,18 @@ const newUser = (n: string) => ({
 
 for (const dialect of dialects) {
   describe(`data providers on ${dialect}`, () => {
+    const demoEndpoints = endpoints as unknown as EndpointPolicy<RecordsContext | null>[];
+    const usersEndpoint = demoEndpoints.find((endpoint) => endpoint.resource === 'users');
     const service = useRecordsService(dialect, 'providers', {
-      endpoints: endpoints as unknown as EndpointPolicy<RecordsContext | null>[],
+      endpoints: [
+        ...demoEndpoints,
+        // The same users with no total (a count strategy): the providers page without a count.
+        {
+          ...(usersEndpoint as EndpointPolicy<RecordsContext | null>),
+          path: 'users-uncounted',
+          total: 'none',
+        },
+      ],
     });
     let apiUrl = '';
     beforeAll(async () => {
@@ -325,6 +335,32 @@ for (const dialect of dialects) {
         expect(sent[0]?.url).toContain('filter[or][1][and][0][score][gte]=80');
         expect(page.total).toBe(expected.length);
         expect(ids(page.data)).toEqual(ids(expected.slice(0, 2)));
+      });
+
+      it('getList without a total (the none strategy): one page more while a next page exists', async () => {
+        const counted = refine();
+        const uncounted = refine({ resources: { users: 'users-uncounted' } });
+        const sorters = [{ field: 'name', order: 'asc' as const }];
+        const page = (provider: typeof counted, currentPage: number) =>
+          provider.getList({ resource: 'users', sorters, pagination: { currentPage, pageSize: 3 } });
+        // The same list through the counted endpoint gives the truth to compare with.
+        const truth = await page(counted, 1);
+        expect(truth.total).toBeGreaterThan(6);
+        const first = await page(uncounted, 1);
+        expect(ids(first.data)).toEqual(ids(truth.data));
+        // Not a count: the rows so far and one more, so refine offers page 2 and no further.
+        expect(first.total).toBe(4);
+        const lastPage = Math.ceil(truth.total / 3);
+        const last = await page(uncounted, lastPage);
+        expect(last.total).toBe(truth.total);
+        const ra = reactAdminDataProvider({ apiUrl, resources: { users: 'users-uncounted' } });
+        const raPage = await ra.getList('users', {
+          sort: { field: 'name', order: 'ASC' },
+          pagination: { page: 1, perPage: 3 },
+          filter: {},
+        });
+        expect(raPage.total).toBeUndefined();
+        expect(raPage.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false });
       });
 
       it('refuses the operators it cannot express, before any request', async () => {

@@ -168,19 +168,24 @@ export function refineDataProvider(
       filters,
       meta,
     }: GetListParams) => {
+      const paging = pageOf(pagination);
       const page = await api.list(
         resource,
         {
           filter: filterFromRefine(filters ?? []),
           ...searchOf(filters ?? []),
           ...sortOf(sorters),
-          ...pageOf(pagination),
+          ...paging,
           ...loadQuery(meta),
         },
         meta?.queryContext?.signal,
       );
       // refine needs a total: with length-aware pagination (the default) it is the service's count.
-      return { data: page.data as T[], total: page.total ?? page.data.length };
+      // Without one (simple pagination, or the endpoint's `none` count strategy), the records up to
+      // this page, plus one when a next page exists: refine then offers exactly one page more.
+      const before = ((paging.page ?? 1) - 1) * (paging.per_page ?? 0);
+      const known = before + page.data.length + (page.hasNextPage ? 1 : 0);
+      return { data: page.data as T[], total: page.total ?? known };
     },
 
     getOne: async <T extends BaseRecord>({ resource, id, meta }: GetOneParams) => ({
