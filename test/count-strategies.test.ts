@@ -83,6 +83,37 @@ const endpoints: EndpointPolicy[] = Object.entries(strategies).map(([path, total
   }),
 );
 
+/**
+ * Estimates come from table-wide statistics, which describe every tenant's rows: an endpoint whose rows
+ * a row scope or a baseQuery narrows counts exactly whatever its strategy (docs/count-strategies.md).
+ */
+const usersResource = resources.find((resource) => resource.name === 'users');
+if (!usersResource) throw new Error('the demo has no users resource');
+const notBanned = (user: UserRow) => user.status !== 'banned';
+const scopedResources = [
+  ...resources,
+  {
+    ...usersResource,
+    name: 'scoped_users',
+    scope: ({ eb, column }) => eb(column('status'), '<>', 'banned'),
+  } satisfies typeof usersResource,
+];
+endpoints.push(
+  defineEndpoint({
+    resource: 'scoped_users',
+    path: 'users-scoped',
+    allowedFilters: ['status'],
+    total: 'estimated',
+  }),
+  defineEndpoint({
+    resource: 'users',
+    path: 'users-based',
+    allowedFilters: ['status'],
+    total: { exactUpTo: BOUND },
+    baseQuery: ({ eb, column }) => eb(column('status'), '<>', 'banned'),
+  }),
+);
+
 /** The rows a page proves exist: those before it and on it, and one more when it links a next page. */
 const provenRows = (body: Rec) => {
   const rows = (body.data as unknown[]).length;
@@ -93,7 +124,7 @@ const provenRows = (body: Rec) => {
 
 for (const dialect of dialects) {
   describe(`total strategies on ${dialect}`, () => {
-    const svc: TestService = useService(dialect, 'counts', { resources, endpoints });
+    const svc: TestService = useService(dialect, 'counts', { resources: scopedResources, endpoints });
     const estimates = dialect !== 'sqlite';
 
     beforeAll(async () => {
@@ -112,6 +143,16 @@ for (const dialect of dialects) {
       expect(body.total_is_estimate).toBe(true);
       expect(Math.abs((body.total as number) - expected)).toBeLessThanOrEqual(expected * TOLERANCE);
     }
+
+    it('counts exactly where a row scope or a baseQuery narrows the rows (no table-wide estimate)', async () => {
+      for (const url of ['/api/users-scoped', '/api/users-based', '/api/users-based?filter[status]=active']) {
+        const res = await svc.get(url);
+        expect(res.status, url).toBe(200);
+        const keep = url.endsWith('active') ? (user: UserRow) => user.status === 'active' : notBanned;
+        expect(res.body.total_is_estimate, url).toBe(false);
+        expect(res.body.total, url).toBe(truth(keep));
+      }
+    });
 
     it("'exact' (the default) counts, and its envelope has no total_is_estimate", async () => {
       const res = await svc.get('/api/users-exact?filter[status]=active');
@@ -260,7 +301,10 @@ for (const dialect of dialects) {
 
     it(`${estimates ? 'asks the planner instead of counting every row' : 'counts, without EXPLAIN'}`, async () => {
       const count = counter(svc.conn);
-      const app = await buildService({ config: { resources, endpoints }, connection: count.connection });
+      const app = await buildService({
+        config: { resources: scopedResources, endpoints },
+        connection: count.connection,
+      });
       const res = await app.inject({ url: '/api/users-upto' });
       await app.close();
       expect(res.statusCode).toBe(200);

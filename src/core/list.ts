@@ -7,7 +7,7 @@ import type { CursorValue, FieldTarget, FilterNode, ListPlan, PageMode, Scalar }
 import { coerceForColumn } from '../plan/values.js';
 import { parseListQuery } from '../request/parse.js';
 import type { ResourceRecord } from '../resource/policy.js';
-import type { ResolvedColumn } from '../resource/registry.js';
+import { type ResolvedColumn, reachesScope } from '../resource/registry.js';
 import { ErrorBag, RequestError } from '../respond/error-bag.js';
 import {
   boundedEstimate,
@@ -104,8 +104,13 @@ export function listHandlers(
   }
 
   const strategy = endpoint.total;
-  // Without a planner estimate (SQLite) every strategy but 'none' counts exactly, and says so.
-  const estimates = connection.dialect.rowEstimate !== undefined;
+  // Without a planner estimate (SQLite) every strategy but 'none' counts exactly, and says so. So does
+  // an endpoint whose rows a scope or a baseQuery narrows: the planner estimates from statistics of the
+  // whole table, every tenant's rows included, and an estimate would let one tenant observe another's.
+  const estimates =
+    connection.dialect.rowEstimate !== undefined &&
+    endpoint.policy.baseQuery === undefined &&
+    !reachesScope(endpoint.resource);
   const countOf = (rows: Row[]) => Number(rows[0]?.total ?? 0);
 
   /**
