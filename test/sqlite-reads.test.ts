@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Connection, connect } from '../src/sql/connect.js';
+
+/**
+ * SQLite's one connection is shared by the list reads (prepared once, run at once when the connection is
+ * free) and by Kysely's transactions (which hold it across awaits). A read must never see, nor run
+ * inside, another request's open transaction, and the prepared statements must answer each call with
+ * its own parameters.
+ */
+describe('sqlite reads beside transactions', () => {
+  let folder: string;
+  let conn: Connection;
+
+  beforeAll(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'rqs-sqlite-reads-'));
+    conn = connect(`sqlite:${join(folder, 'reads.db')}`);
+    await sql`create table notes (id integer primary key, body text not null, done integer not null)`.execute(
+      conn.db,
+    );
+    await sql`insert into notes (id, body, done) values (1, 'one', 0), (2, 'two', 1), (3, 'three', 0)`.execute(
+      conn.db,
+    );
+  });
+
+  afterAll(async () => {
+    await conn.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  const count = async () =>
+    Number((await conn.run({ sql: 'select count(*) as n from notes', parameters: [] }))[0]?.n);
+
+  it('answers a read issued during an open transaction after it ends, without its uncommitted rows', async () => {
+    let insideSaw: number | undefined;
+    let readDone = false;
+    const transaction = conn.db.transaction().execute(async (trx) => {
+      await sql`insert into notes (id, body, done) values (4, 'four', 0)`.execute(trx);
+      // The read is issued now, while this transaction holds the connection with a row not committed.
+      const read = count().then((n) => {
+        readDone = true;
+        return n;
+      });
+      await sleep(50);
+      insideSaw = readDone ? -1 : 0;
+      throw Object.assign(new Error('roll back'), { read });
+    });
+    const error = (await transaction.catch((e: unknown) => e)) as { read: Promise<number> };
+    expect(insideSaw).toBe(0); // the read waited for the transaction instead of running inside it
+    expect(await error.read).toBe(3); // and never saw the rolled-back row
+    expect(await count()).toBe(3);
+  });
+
+  it('sees a committed write once its transaction ends, and reads at once afterwards', async () => {
+    const pending: Promise<number>[] = [];
+    await conn.db.transaction().execute(async (trx) => {
+      await sql`insert into notes (id, body, done) values (5, 'five', 1)`.execute(trx);
+      pending.push(count());
+      await sleep(20);
+    });
+    expect(await pending[0]).toBe(4);
+    expect(await count()).toBe(4);
+    await sql`delete from notes where id = 5`.execute(conn.db);
+    expect(await count()).toBe(3);
+  });
+
+  it('runs the same prepared statement with each call’s own parameters and names the columns', async () => {
+    const statement = (done: number) => ({
+      sql: 'select id, body as text, done from notes where done = ? order by id',
+      parameters: [done],
+    });
+    const [open, finished, openAgain] = await Promise.all([
+      conn.run(statement(0)),
+      conn.run(statement(1)),
+      conn.run(statement(0)),
+    ]);
+    expect(open).toEqual([
+      { id: 1, text: 'one', done: 0 },
+      { id: 3, text: 'three', done: 0 },
+    ]);
+    expect(finished).toEqual([{ id: 2, text: 'two', done: 1 }]);
+    expect(openAgain).toEqual(open);
+  });
+
+  it('rejects a statement the database refuses, and keeps reading afterwards', async () => {
+    await expect(conn.run({ sql: 'select * from missing_table', parameters: [] })).rejects.toThrow(
+      /no such table/,
+    );
+    await expect(
+      conn.run({ sql: 'select id from notes where id = ?', parameters: [1, 2] }),
+    ).rejects.toThrow();
+    expect(await count()).toBe(3);
+  });
+
+  it('reads after a failed transaction without waiting for it', async () => {
+    await conn.db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`insert into notes (id, body, done) values (6, 'six', 0)`.execute(trx);
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    // Nothing holds the connection any more: the read completes (a leaked hold would hang here).
+    expect(await count()).toBe(3);
+  });
+});
