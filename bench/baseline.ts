@@ -15,7 +15,7 @@ import pg from 'pg';
 import { lengthAwarePage } from '../src/respond/length-aware.js';
 import { cursorPage, simplePage } from '../src/respond/simple-and-cursor.js';
 import { sqliteFilename } from '../src/sql/dialects/sqlite.js';
-import type { EngineName } from './engines.js';
+import { type EngineName, storedInstant } from './engines.js';
 import { cursorPrefix, queriesFor } from './queries.js';
 
 const { values } = parseArgs({
@@ -38,6 +38,11 @@ interface EngineSql {
   nullsLast: string;
   /** Newest-first keyset after (created_at, id): one row comparison where the index serves it. */
   after: { sql: string; params: (createdAt: string, id: number) => unknown[] };
+  /**
+   * A user row as the API answers it, by hand: what the driver gives back turned into the same JSON as
+   * the service's (booleans, ISO instants, the settings object), so both servers do the same job.
+   */
+  record: (row: Row) => Row;
 }
 
 function postgresSql(): EngineSql {
@@ -60,6 +65,8 @@ function postgresSql(): EngineSql {
     theme: "u.settings ->> 'theme'",
     nullsLast: ' nulls last',
     after: { sql: '(u.created_at, u.id) < (?, ?)', params: (createdAt, id) => [createdAt, id] },
+    // pg parses booleans and jsonb itself, and its `Date`s serialize as ISO instants.
+    record: (row) => row,
   };
 }
 
@@ -68,6 +75,26 @@ const expandedAfter: EngineSql['after'] = {
   sql: 'u.created_at <= ? and (u.created_at < ? or (u.created_at = ? and u.id < ?))',
   params: (createdAt, id) => [createdAt, createdAt, createdAt, id],
 };
+
+/** `YYYY-MM-DD HH:MM:SS[.fff]` in UTC, as MariaDB and SQLite store an instant → ISO with milliseconds. */
+const isoInstant = (text: unknown) =>
+  typeof text === 'string'
+    ? `${text.slice(0, 10)}T${text.slice(11, 19)}.${`${text.slice(20)}000`.slice(0, 3)}Z`
+    : null;
+
+/**
+ * MariaDB and SQLite give the text of a JSON column, 0/1 for a boolean and the stored instant text;
+ * mysql2 gives a DECIMAL as text.
+ */
+const textRecord = (row: Row): Row => ({
+  ...row,
+  balance: typeof row.balance === 'string' ? Number(row.balance) : row.balance,
+  is_admin: row.is_admin === 1,
+  settings: typeof row.settings === 'string' ? JSON.parse(row.settings) : row.settings,
+  created_at: isoInstant(row.created_at),
+  updated_at: isoInstant(row.updated_at),
+  deleted_at: isoInstant(row.deleted_at),
+});
 
 function mariadbSql(): EngineSql {
   const pool = createPool({
@@ -84,6 +111,7 @@ function mariadbSql(): EngineSql {
     theme: "json_value(u.settings, '$.theme')",
     nullsLast: '',
     after: expandedAfter,
+    record: textRecord,
   };
 }
 
@@ -103,6 +131,7 @@ function sqliteSql(): EngineSql {
     theme: "json_extract(u.settings, '$.theme')",
     nullsLast: '',
     after: expandedAfter,
+    record: textRecord,
   };
 }
 
@@ -130,7 +159,7 @@ async function paged(
     ]),
   ]);
   const total = Number(count[0]?.total);
-  return lengthAwarePage(rows, { page, perPage: PER_PAGE, total, path, rawQuery });
+  return lengthAwarePage(rows.map(db.record), { page, perPage: PER_PAGE, total, path, rawQuery });
 }
 
 /** The first page of `pagination=simple`: one row more than the page tells whether there is a next. */
@@ -145,7 +174,7 @@ async function simple(
     `select ${COLUMNS} from users u where u.deleted_at is null${where} ${order} limit ?`,
     [...params, PER_PAGE + 1],
   );
-  return simplePage(rows.slice(0, PER_PAGE), {
+  return simplePage(rows.slice(0, PER_PAGE).map(db.record), {
     page: 1,
     perPage: PER_PAGE,
     hasMore: rows.length > PER_PAGE,
@@ -157,8 +186,12 @@ async function simple(
 const Q2_WHERE = ` and u.status = ? and u.score >= ? and u.name ${db.ilike} ? escape '!'`;
 const Q2_PARAMS = ['active', 80, '%ann%'];
 
-/** pg parses timestamptz into a `Date`; the other drivers give the stored text. */
-const stored = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+/**
+ * A cursor carries `created_at` as the service's driver gives it back: pg parses timestamptz into a
+ * `Date` here (the service keeps PostgreSQL's text), the other drivers give the stored text.
+ */
+const stored = (value: unknown) =>
+  value instanceof Date ? storedInstant(engine, value.toISOString()) : value;
 
 const handlers: Record<string, Handler> = {
   Q1: (path, raw) => paged('', [], 1, path, raw),
@@ -192,7 +225,7 @@ const handlers: Record<string, Handler> = {
       list.push(role);
       byUser.set(user_id, list);
     }
-    const data = rows.map((row) => ({ ...row, roles: byUser.get(row.id) ?? [] }));
+    const data = rows.map((row) => ({ ...db.record(row), roles: byUser.get(row.id) ?? [] }));
     return lengthAwarePage(data, {
       page: 1,
       perPage: PER_PAGE,
@@ -219,7 +252,7 @@ const handlers: Record<string, Handler> = {
           ).toString('base64url')
         : null;
     const next = fetched.length > PER_PAGE ? encode('next', rows[rows.length - 1]) : null;
-    return cursorPage(rows, {
+    return cursorPage(rows.map(db.record), {
       perPage: PER_PAGE,
       next,
       prev: encode('prev', rows[0]),
