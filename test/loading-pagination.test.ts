@@ -255,6 +255,34 @@ for (const target of serviceTargets) {
       );
     });
 
+    it('answers a page after a cursor from the plan of its query string without the cursor, with the same errors', async () => {
+      const base = '/api/users-loaded?pagination=cursor&per_page=2&sort=name';
+      const first = await svc.get(base);
+      const cursor = first.body.next_cursor as string;
+      // The cursor anywhere in the query string, and the rest's plan already kept: the same page.
+      const second = await svc.get(`${base}&cursor=${cursor}`);
+      const moved = await svc.get(
+        `/api/users-loaded?cursor=${cursor}&pagination=cursor&per_page=2&sort=name`,
+      );
+      expect(second.status).toBe(200);
+      expect(moved.body.data).toEqual(second.body.data);
+      expect(second.body.data[0].name >= first.body.data[1].name).toBe(true);
+      // A cursor beside a mistake: every problem of the whole query string is named, the cursor's too.
+      const both = await svc.get(`${base}&filter[nope]=1&cursor=not-a-cursor`);
+      expect(both.status).toBe(422);
+      expect(Object.keys(both.body.errors).sort()).toEqual(['cursor', 'filter.nope']);
+      const withPage = await svc.get(`${base}&page=2&cursor=${cursor}`);
+      expect(withPage.status).toBe(422);
+      expect(Object.keys(withPage.body.errors)).toEqual(['page']);
+      // Twice, or with another pagination: decided on the whole query string as before.
+      const twice = await svc.get(`${base}&cursor=${cursor}&cursor=${cursor}`);
+      expect(twice.status).toBe(422);
+      expect(twice.body.errors).toHaveProperty('cursor');
+      const simple = await svc.get(`/api/users-loaded?pagination=simple&cursor=${cursor}`);
+      expect(simple.status).toBe(422);
+      expect(simple.body.errors.cursor[0]).toContain('only used with pagination=cursor');
+    });
+
     it('all=true: a flat array through the transformer, refused over the maximum with both numbers', async () => {
       const over = await svc.get('/api/users-loaded?all=true');
       expect(over.status).toBe(422);

@@ -1,10 +1,12 @@
 import { loadIncludes } from '../load/includes.js';
 import { authorize } from '../plan/authorize.js';
 import { BoundedMap } from '../plan/bounded-map.js';
-import { encodeCursor } from '../plan/cursor.js';
+import { checkCursorValues, decodeCursor, encodeCursor } from '../plan/cursor.js';
 import { type CompiledEndpoint, defaultsFor } from '../plan/endpoint.js';
 import type { CursorValue, FieldTarget, FilterNode, ListPlan, PageMode, Scalar } from '../plan/list-plan.js';
 import { coerceForColumn } from '../plan/values.js';
+import { decodeQueryComponent } from '../request/decode.js';
+import type { FieldInput } from '../request/list-request.js';
 import { parseListQuery } from '../request/parse.js';
 import type { ResourceRecord } from '../resource/policy.js';
 import { type ResolvedColumn, reachesScope } from '../resource/registry.js';
@@ -30,6 +32,16 @@ const STREAM_BATCH = 1000;
  */
 const continuesCursor = (plan: ListPlan): boolean =>
   plan.mode.kind === 'cursor' && plan.mode.cursor !== undefined;
+
+/** `cursor=<value>` cut out of a query string that has it once, as is (still encoded), and the rest. */
+function withoutCursor(rawQuery: string): { rest: string; cursor: string } | undefined {
+  const parts = rawQuery.split('&');
+  const at = parts.findIndex((part) => part.startsWith('cursor='));
+  if (at < 0 || parts.findIndex((part, i) => i > at && part.startsWith('cursor=')) >= 0) return undefined;
+  const cursor = (parts[at] as string).slice('cursor='.length);
+  parts.splice(at, 1);
+  return { rest: parts.join('&'), cursor };
+}
 
 /** Plans kept per endpoint, and the longest query string whose plan is kept (bounds the memory). */
 const MAX_CACHED_PLANS = 500;
@@ -81,8 +93,8 @@ export function listHandlers(
   const read = rowReader(endpoint.resource);
   const queries = new PreparedQueries(connection.db, connection.dialect, endpoint.policy, endpoint.resource);
   const respond = endpoint.policy.response;
-  const transform = (ctx: unknown) =>
-    respond ? (record: ResourceRecord): unknown => respond(record, ctx) : (record: ResourceRecord) => record;
+  const transform = (records: ResourceRecord[], ctx: unknown): unknown[] =>
+    respond ? records.map((record) => respond(record, ctx)) : records;
   const contextual = endpoint.contextDefaults.length > 0;
   // The plan of a query string is a pure function of it and the endpoint's policy, and immutable:
   // the same URL requested again (a list's first page, a polled view) skips parse and authorize.
@@ -100,7 +112,7 @@ export function listHandlers(
       return record;
     });
     if (plan.includes.length > 0) await loadIncludes(connection, plan.includes, records, ctx, options);
-    return records.map(transform(ctx));
+    return transform(records, ctx);
   }
 
   const strategy = endpoint.total;
@@ -222,17 +234,50 @@ export function listHandlers(
     return { answer, stored };
   };
 
+  /** The authorized plan of a query string (cached), or every problem found in it. */
+  const cachedPlan = (rawQuery: string, defaults: readonly FieldInput[]): ListPlan | ErrorBag => {
+    const key = contextual ? `${JSON.stringify(defaults)}\n${rawQuery}` : rawQuery;
+    const cached = plans.get(key);
+    if (cached) return cached;
+    const errors = new ErrorBag();
+    const plan = authorize(parseListQuery(rawQuery, endpoint.limits, errors), endpoint, errors, defaults);
+    if (!plan) return errors;
+    if (key.length <= MAX_CACHED_QUERY && !continuesCursor(plan)) plans.set(key, plan);
+    return plan;
+  };
+
+  /**
+   * A page after a cursor reuses the plan of its query string without the cursor (the same for every
+   * page of a scroll): only the cursor is decoded and checked. Anything unusual about the cursor, or a
+   * problem anywhere, takes the whole query string through parse and authorize, so the answer and its
+   * errors are exactly theirs.
+   */
+  const planOf = (rawQuery: string, defaults: readonly FieldInput[]): ListPlan | ErrorBag => {
+    // Within the length limit, with a rest short enough to be kept (so far below qs's parameter limit):
+    // the whole query string would pass parse's limits exactly when its rest does.
+    const cut =
+      rawQuery.includes('cursor=') && rawQuery.length <= endpoint.limits.maxQueryLength
+        ? withoutCursor(rawQuery)
+        : undefined;
+    const base = cut && cut.rest.length <= MAX_CACHED_QUERY && cachedPlan(cut.rest, defaults);
+    if (
+      base &&
+      !(base instanceof ErrorBag) &&
+      base.mode.kind === 'cursor' &&
+      base.mode.cursor === undefined
+    ) {
+      const cursor = decodeCursor(decodeQueryComponent(cut.cursor), base.sort);
+      if (typeof cursor !== 'string' && checkCursorValues(cursor, base.sort, endpoint.resource) === undefined)
+        return { ...base, mode: { ...base.mode, cursor } };
+    }
+    return cachedPlan(rawQuery, defaults);
+  };
+
   const list = async ({ rawQuery, url: path, ctx, signal, primary }: ListCall): Promise<ServiceResponse> => {
     // Defaults that depend on the context are part of what the plan depends on: its cache key.
     const defaults = contextual ? defaultsFor(endpoint, ctx) : endpoint.defaultFilters;
-    const key = contextual ? `${JSON.stringify(defaults)}\n${rawQuery}` : rawQuery;
-    let plan = plans.get(key);
-    if (!plan) {
-      const errors = new ErrorBag();
-      plan = authorize(parseListQuery(rawQuery, endpoint.limits, errors), endpoint, errors, defaults);
-      if (!plan) return json(422, errors.toEnvelope());
-      if (key.length <= MAX_CACHED_QUERY && !continuesCursor(plan)) plans.set(key, plan);
-    }
+    const plan = planOf(rawQuery, defaults);
+    if (plan instanceof ErrorBag) return json(422, plan.toEnvelope());
     const mode: PageMode = plan.mode;
     // A client that goes away before its answer is written stops its statements in the database.
     const options: ReadOptions = { timeoutMs: endpoint.timeoutMs, departure: departureOf(signal), primary };

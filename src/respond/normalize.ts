@@ -53,18 +53,21 @@ const readers: Record<ColumnType, (value: unknown) => unknown> = {
 
 /** Builds, once per resource, the function that turns a database row into a record. */
 export function rowReader(resource: ResolvedResource): (row: Record<string, unknown>) => ResourceRecord {
-  const columns = resource.visibleColumns.map(
+  const names = resource.visibleColumns.map((column) => column.name);
+  const reads = resource.visibleColumns.map(
     (column) =>
-      [
-        column.name,
-        (column.type === 'datetime' ? unixReader(column.storage) : undefined) ??
-          (column.type === 'boolean' ? textBooleanReader(column.storage) : undefined) ??
-          readers[column.type],
-      ] as const,
+      (column.type === 'datetime' ? unixReader(column.storage) : undefined) ??
+      (column.type === 'boolean' ? textBooleanReader(column.storage) : undefined) ??
+      readers[column.type],
   );
+  // Indexed loops over two arrays: this runs for every cell of every page (a sixteenth of a cheap list).
+  const count = names.length;
   return (row) => {
     const record: ResourceRecord = {};
-    for (const [name, read] of columns) record[name] = read(row[name]);
+    for (let i = 0; i < count; i++) {
+      const name = names[i] as string;
+      record[name] = (reads[i] as (value: unknown) => unknown)(row[name]);
+    }
     return record;
   };
 }
