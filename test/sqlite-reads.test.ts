@@ -86,6 +86,15 @@ describe('sqlite reads beside transactions', () => {
     expect(openAgain).toEqual(open);
   });
 
+  it('names cells by any column name as plain properties, __proto__ and quotes included', async () => {
+    const [plain] = await conn.run({ sql: `select 1 as "a""b", 2 as "x'); y('", 3 as n`, parameters: [] });
+    expect(plain).toEqual({ 'a"b': 1, "x'); y('": 2, n: 3 });
+    const [odd] = await conn.run({ sql: 'select 1 as "__proto__", 2 as n', parameters: [] });
+    expect(Object.getPrototypeOf(odd)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(odd, '__proto__')?.value).toBe(1);
+    expect(odd?.n).toBe(2);
+  });
+
   it('rejects a statement the database refuses, and keeps reading afterwards', async () => {
     await expect(conn.run({ sql: 'select * from missing_table', parameters: [] })).rejects.toThrow(
       /no such table/,

