@@ -1,11 +1,13 @@
 /**
  * npm run bench:topology [-- --users 100000 --duration 3 --rounds 7 --connections 10]
  *
- * On PostgreSQL, Q8 (a cursor page in the middle: CPU-bound in the service) against the service with
- * one process and direct access to the primary, alternating A B B A…:
+ * Q8 (a cursor page in the middle) against the service with one process and direct access, alternating
+ * A B B A…. On PostgreSQL:
  *   - `--workers 2` (budget ≥ 1.4× on a 2-core machine),
  *   - through PgBouncer in transaction mode (budget ≥ 0.9×),
  *   - reads from the streaming replica (budget ≥ 0.9×).
+ * On SQLite, `--workers 2` again: there the database runs inside the service's process, so the query
+ * is CPU-bound in the service alone (PostgreSQL's backends take a share of the same two cores).
  * The load generator (autocannon, in this process) shares the machine: its CPU share is reported
  * beside each figure. The replica and PgBouncer come from .ci/replica-and-pgbouncer.sh (run first, as
  * root; idempotent).
@@ -16,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { prepareDataset } from './dataset.js';
+import { prepareDataset, prepareEngineDataset } from './dataset.js';
 import { serverOf } from './engines.js';
 import { queriesFor } from './queries.js';
 import { type Load, load, median, type Sample, start } from './run.js';
@@ -87,42 +89,18 @@ async function measured(port: number, item: Load, seconds: number): Promise<Samp
   return { ...sample, cpu: (used.user + used.system) / (elapsedUs * availableParallelism()) };
 }
 
-async function main(): Promise<void> {
-  execFileSync(join(repository, '.ci/replica-and-pgbouncer.sh'), { stdio: 'inherit' });
-  const users = Number(values.users);
-  const url = await prepareDataset(serverOf('pg'), DATABASE, users);
-  await replicaCaughtUp(url);
-  const q8: Load = { path: queriesFor('pg').Q8 };
-  const seconds = Number(values.duration);
-  const rounds = Number(values.rounds);
+/** One process with direct access, and the variants measured against it on the same data. */
+interface Group {
+  title: string;
+  url: string;
+  path: string;
+  reference: Variant;
+  variants: Variant[];
+}
 
-  const reference: Variant = {
-    id: 'direct',
-    what: '1 process, direct to the primary',
-    port: 3921,
-    workers: 1,
-    env: {},
-    budget: 0,
-  };
-  const variants: Variant[] = [
-    { id: 'workers 2', what: '--workers 2, direct', port: 3922, workers: 2, env: {}, budget: 1.4 },
-    {
-      id: 'pgbouncer',
-      what: '1 process, through PgBouncer (transaction mode)',
-      port: 3923,
-      workers: 1,
-      env: { DATABASE_URL: atPort(url, PGBOUNCER_PORT) },
-      budget: 0.9,
-    },
-    {
-      id: 'replica',
-      what: '1 process, reads on the streaming replica',
-      port: 3924,
-      workers: 1,
-      env: { DATABASE_READ_URLS: atPort(url, REPLICA_PORT) },
-      budget: 0.9,
-    },
-  ];
+/** Each variant against the group's reference, alternating; a table row per variant. */
+async function measureGroup(group: Group, seconds: number, rounds: number): Promise<string[]> {
+  const item: Load = { path: group.path };
   const serve = (variant: Variant) =>
     start(
       join(here, '../src/cli/main.js'),
@@ -134,26 +112,27 @@ async function main(): Promise<void> {
         '--workers',
         String(variant.workers),
       ],
-      { DATABASE_URL: url, LOG_LEVEL: 'warn', ...variant.env },
+      { DATABASE_URL: group.url, LOG_LEVEL: 'warn', ...variant.env },
       'Serving',
     );
+  const { reference } = group;
   const base = await serve(reference);
   const rows: string[] = [];
   try {
-    for (const variant of variants) {
+    for (const variant of group.variants) {
       const service = await serve(variant);
       try {
-        await load(reference.port, q8, 1);
-        await load(variant.port, q8, 1);
+        await load(reference.port, item, 1);
+        await load(variant.port, item, 1);
         const ref: (Sample & { cpu: number })[] = [];
         const alt: (Sample & { cpu: number })[] = [];
         for (let round = 0; round < rounds; round++) {
           if (round % 2 === 0) {
-            ref.push(await measured(reference.port, q8, seconds));
-            alt.push(await measured(variant.port, q8, seconds));
+            ref.push(await measured(reference.port, item, seconds));
+            alt.push(await measured(variant.port, item, seconds));
           } else {
-            alt.push(await measured(variant.port, q8, seconds));
-            ref.push(await measured(reference.port, q8, seconds));
+            alt.push(await measured(variant.port, item, seconds));
+            ref.push(await measured(reference.port, item, seconds));
           }
         }
         const ratios = alt.map((x, i) => x.rps / (ref[i] as Sample).rps);
@@ -171,14 +150,78 @@ async function main(): Promise<void> {
   } finally {
     base.kill('SIGTERM');
   }
-  console.log(
-    `\nQ8 on PostgreSQL (${users} users, database ${DATABASE}, ${rounds} rounds of ${seconds} s, ${values.connections} connections, ${availableParallelism()} cores)\n`,
-  );
-  console.log(
-    '| variant | what | req/s | direct req/s | ratio | rounds | load generator CPU (variant / direct, share of all cores) |',
-  );
-  console.log('|---|---|---|---|---|---|---|');
-  for (const row of rows) console.log(row);
+  return rows;
+}
+
+async function main(): Promise<void> {
+  execFileSync(join(repository, '.ci/replica-and-pgbouncer.sh'), { stdio: 'inherit' });
+  const users = Number(values.users);
+  const url = await prepareDataset(serverOf('pg'), DATABASE, users);
+  await replicaCaughtUp(url);
+  const seconds = Number(values.duration);
+  const rounds = Number(values.rounds);
+  const direct = (port: number): Variant => ({
+    id: 'direct',
+    what: '1 process, direct',
+    port,
+    workers: 1,
+    env: {},
+    budget: 0,
+  });
+  const workers2 = (port: number): Variant => ({
+    id: 'workers 2',
+    what: '--workers 2, direct',
+    port,
+    workers: 2,
+    env: {},
+    budget: 1.4,
+  });
+  const groups: Group[] = [
+    {
+      title: `Q8 on PostgreSQL (database ${DATABASE})`,
+      url,
+      path: queriesFor('pg').Q8,
+      reference: direct(3921),
+      variants: [
+        workers2(3922),
+        {
+          id: 'pgbouncer',
+          what: '1 process, through PgBouncer (transaction mode)',
+          port: 3923,
+          workers: 1,
+          env: { DATABASE_URL: atPort(url, PGBOUNCER_PORT) },
+          budget: 0.9,
+        },
+        {
+          id: 'replica',
+          what: '1 process, reads on the streaming replica',
+          port: 3924,
+          workers: 1,
+          env: { DATABASE_READ_URLS: atPort(url, REPLICA_PORT) },
+          budget: 0.9,
+        },
+      ],
+    },
+    {
+      // bench/run.ts's SQLite file: readers in two processes share it (WAL), nothing writes meanwhile.
+      title: 'Q8 on SQLite (file rqs_bench.db)',
+      url: await prepareEngineDataset('sqlite', users),
+      path: queriesFor('sqlite').Q8,
+      reference: direct(3925),
+      variants: [workers2(3926)],
+    },
+  ];
+  const tables: string[] = [];
+  for (const group of groups) {
+    const rows = await measureGroup(group, seconds, rounds);
+    tables.push(
+      `\n${group.title}, ${users} users, ${rounds} rounds of ${seconds} s, ${values.connections} connections, ${availableParallelism()} cores\n`,
+      '| variant | what | req/s | direct req/s | ratio | rounds | load generator CPU (variant / direct, share of all cores) |',
+      '|---|---|---|---|---|---|---|',
+      ...rows,
+    );
+  }
+  for (const line of tables) console.log(line);
 }
 
 main().catch((error: unknown) => {
