@@ -3,8 +3,8 @@
  *                  --queries Q8,Q9 --no-strategies --no-stages]
  *
  * On each engine, the service against a hand-written node:http baseline (pg, mysql2, better-sqlite3)
- * on the same data, for the queries of bench/queries.ts: first both must return the same ids in the
- * same order, then each query is loaded A B A B (service, baseline, …) with autocannon and the medians
+ * on the same data, for the queries of bench/queries.ts: first both must give the same answers (the
+ * whole body), then each query is loaded A B A B (service, baseline, …) with autocannon and the medians
  * are compared (budget 0.95). Then Q1–Q7 again on the endpoints whose totals are bounded or estimated,
  * against the baseline's exact count (budget 5×).
  */
@@ -34,7 +34,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '7' },
     connections: { type: 'string', default: '10' },
-    /** A comma-separated subset of the queries to load (the id check still covers all of them). */
+    /** A comma-separated subset of the queries to load (the answers check still covers all of them). */
     queries: { type: 'string' },
     'no-strategies': { type: 'boolean', default: false },
     'no-stages': { type: 'boolean', default: false },
