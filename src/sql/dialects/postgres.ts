@@ -95,6 +95,13 @@ function planRows(answer: readonly Row[]): number | undefined {
   return typeof rows === 'number' && Number.isFinite(rows) ? rows : undefined;
 }
 
+/** What the cancel request uses of pg's internal connection (the one pg's own `Client#cancel` uses). */
+interface CancelConnection {
+  on(event: 'error' | 'connect', listener: () => void): void;
+  connect(port: number | string, host?: string): void;
+  cancel(processID: number, secretKey: number): void;
+}
+
 export const postgres: SqlDialect = {
   name: 'postgres',
   connect(url, options) {
@@ -107,18 +114,23 @@ export const postgres: SqlDialect = {
       Client: UtcClient,
       types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
     });
-    /** The protocol's cancel request, on a connection of its own: it also passes through PgBouncer. */
+    /**
+     * The protocol's cancel request, on a connection of its own: it also passes through PgBouncer.
+     * What pg's `Client#cancel` sends, without its look at `activeQuery` (deprecated in pg 8.2x): the
+     * caller only cancels a statement it is still waiting for.
+     */
     const cancel = (client: pg.PoolClient) => {
-      const canceller = new pg.Client({ connectionString: url });
-      const connection = (
-        canceller as unknown as { connection: { on(event: string, listener: () => void): void } }
-      ).connection;
+      const canceller = new pg.Client({ connectionString: url }) as unknown as {
+        connection: CancelConnection;
+        host: string;
+        port: number;
+      };
+      const { connection, host, port } = canceller;
+      const { processID, secretKey } = client as unknown as { processID: number; secretKey: number };
       connection.on('error', () => {});
-      const active = (client as unknown as { activeQuery?: unknown }).activeQuery;
-      (canceller as unknown as { cancel(client: pg.PoolClient, query: unknown): void }).cancel(
-        client,
-        active,
-      );
+      connection.on('connect', () => connection.cancel(processID, secretKey));
+      if (host.startsWith('/')) connection.connect(`${host}/.s.PGSQL.${port}`);
+      else connection.connect(port, host);
     };
     // An idle pooled connection that the server closes (restart, failover, a dropped database) emits
     // 'error' on the pool; without a listener that would crash the process. pg-pool discards the client
