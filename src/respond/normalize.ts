@@ -1,6 +1,7 @@
 import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedResource } from '../resource/registry.js';
 import type { ColumnType } from '../resource/types.js';
+import { objectMaker } from '../sql/object-maker.js';
 import { textBooleanReader, unixReader } from '../sql/storage.js';
 
 const datetimeText = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
@@ -57,36 +58,14 @@ const readerOf = (column: ResolvedResource['visibleColumns'][number]): ((value: 
   (column.type === 'boolean' ? textBooleanReader(column.storage) : undefined) ??
   readers[column.type];
 
-/**
- * Builds, once per resource, the function that turns a database row into a record. It runs for every
- * row of every page, so it is generated code that makes each record as one object literal of the
- * resource's columns: a loop of keyed stores and indirect calls took half as long again (13 µs against
- * 8.3 µs for a page of 16 users, measured alone). The code holds only the column names, as JSON
- * string literals; the readers are passed in, never written into it.
- */
+/** Builds, once per resource, the function that turns a database row into a record (see `objectMaker`). */
 export function rowReader(resource: ResolvedResource): (row: Record<string, unknown>) => ResourceRecord {
-  const columns = resource.visibleColumns;
-  const reads = columns.map(readerOf);
-  // A literal's `__proto__:` would set the prototype instead of a property: such a table takes the loop.
-  if (columns.some((column) => column.name === '__proto__')) {
-    return (row) => {
-      const record: ResourceRecord = {};
-      for (const [i, column] of columns.entries()) {
-        const value = (reads[i] as (value: unknown) => unknown)(row[column.name]);
-        Object.defineProperty(record, column.name, {
-          value,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-      return record;
-    };
-  }
-  const cells = columns.map((column, i) => {
-    const key = JSON.stringify(column.name);
-    return column.type === 'string' ? `${key}: row[${key}]` : `${key}: read[${i}](row[${key}])`;
-  });
-  const make = new Function('read', `"use strict"; return (row) => ({ ${cells.join(', ')} });`);
-  return make(reads) as (row: Record<string, unknown>) => ResourceRecord;
+  // A string column's reader is the identity: its value is taken as it is.
+  return objectMaker(
+    resource.visibleColumns.map((column) => ({
+      key: column.name,
+      from: column.name,
+      ...(column.type !== 'string' && { read: readerOf(column) }),
+    })),
+  );
 }

@@ -1,13 +1,5 @@
 import Database from 'better-sqlite3';
-import {
-  type DatabaseConnection,
-  type Driver,
-  Kysely,
-  type QueryCompiler,
-  SqliteDialect,
-  sql,
-  type TransactionSettings,
-} from 'kysely';
+import { type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver, sql } from 'kysely';
 import { BoundedMap } from '../../plan/bounded-map.js';
 import {
   insertReturning,
@@ -17,6 +9,7 @@ import {
   type SqlDialect,
   type Statement,
 } from '../dialect.js';
+import { objectMaker } from '../object-maker.js';
 import { spaceText } from '../storage.js';
 
 const extract = (column: unknown, path: readonly string[]) =>
@@ -61,71 +54,40 @@ function refusal(error: unknown): Refusal | undefined {
  * connection with a mutex (a transaction holds it across awaits); while nobody holds or waits for it,
  * a read that runs synchronously cannot land inside anyone's transaction, so it need not queue.
  */
-class CountedDriver implements Driver {
+class CountedDriver extends SqliteDriver {
   /** Holders and waiters of the connection. */
   users = 0;
 
-  constructor(
-    private readonly inner: Driver,
-    private readonly database: Database.Database,
-  ) {}
-
-  init(): Promise<void> {
-    return this.inner.init();
+  constructor(private readonly database: Database.Database) {
+    super({ database });
   }
-  async acquireConnection(): Promise<DatabaseConnection> {
+  override async acquireConnection(): Promise<DatabaseConnection> {
     this.users++;
     try {
-      return await this.inner.acquireConnection();
+      return await super.acquireConnection();
     } catch (error) {
       this.users--;
       throw error;
     }
   }
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
+  override releaseConnection(): Promise<void> {
     this.users--;
-    return this.inner.releaseConnection(connection);
+    return super.releaseConnection();
   }
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(connection, settings);
-  }
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(connection);
-  }
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection);
-  }
-  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
-    await this.inner.savepoint?.(connection, name, compile);
-  }
-  async rollbackToSavepoint(
-    connection: DatabaseConnection,
-    name: string,
-    compile: QueryCompiler['compileQuery'],
-  ) {
-    await this.inner.rollbackToSavepoint?.(connection, name, compile);
-  }
-  async releaseSavepoint(
-    connection: DatabaseConnection,
-    name: string,
-    compile: QueryCompiler['compileQuery'],
-  ) {
-    await this.inner.releaseSavepoint?.(connection, name, compile);
-  }
-  async destroy(): Promise<void> {
-    await this.inner.destroy();
+  override async destroy(): Promise<void> {
+    await super.destroy();
     // Kysely's driver closes only a database it was initialised with: reads alone never initialise it.
     if (this.database.open) this.database.close();
   }
 }
 
 class CountedSqliteDialect extends SqliteDialect {
-  driver: CountedDriver | undefined;
-  constructor(private readonly database: Database.Database) {
+  readonly driver: CountedDriver;
+  constructor(database: Database.Database) {
     super({ database });
+    this.driver = new CountedDriver(database);
   }
   override createDriver(): Driver {
-    this.driver = new CountedDriver(super.createDriver(), this.database);
     return this.driver;
   }
 }
@@ -134,36 +96,12 @@ class CountedSqliteDialect extends SqliteDialect {
 const MAX_PREPARED = 500;
 
 /**
- * The row of a statement's cells, named by its columns: one object literal, generated per statement,
- * as `rowReader` does (a loop of keyed stores costs twice as much). A `__proto__` column takes
- * `defineProperty`, since a literal's or an assignment's `__proto__` would set the prototype.
- */
-function rowMaker(names: readonly string[]): (cells: unknown[]) => Row {
-  if (names.includes('__proto__'))
-    return (cells) => {
-      const row: Row = {};
-      for (const [i, name] of names.entries())
-        Object.defineProperty(row, name, {
-          value: cells[i],
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      return row;
-    };
-  const fields = names.map((name, i) => `${JSON.stringify(name)}: cells[${i}]`);
-  return new Function(`"use strict"; return (cells) => ({ ${fields.join(', ')} });`)() as (
-    cells: unknown[],
-  ) => Row;
-}
-
-/**
  * The service's reads, prepared once per SQL text and run in raw mode. Kysely prepares every statement
  * on every call (a fifth of a cheap list's time), and better-sqlite3 builds row objects property by
  * property from C++, which costs more than reading arrays and naming their cells here.
  */
 function preparedReads(database: Database.Database): (statement: Statement) => Row[] {
-  const prepared = new BoundedMap<string, { statement: Database.Statement; row: (cells: unknown[]) => Row }>(
+  const prepared = new BoundedMap<string, { statement: Database.Statement; row: (cells: unknown) => Row }>(
     MAX_PREPARED,
   );
   return ({ sql: text, parameters }) => {
@@ -176,7 +114,7 @@ function preparedReads(database: Database.Database): (statement: Statement) => R
       }
       entry = {
         statement: statement.raw(true),
-        row: rowMaker(statement.columns().map((column) => column.name)),
+        row: objectMaker(statement.columns().map((column, i) => ({ key: column.name, from: i }))),
       };
       prepared.set(text, entry);
     }
@@ -199,7 +137,7 @@ export const sqlite: SqlDialect = {
       // A read never runs inside another request's open transaction: with the connection free it runs
       // now, to its end, synchronously; otherwise it takes its turn through Kysely's mutex.
       run: (statement) => {
-        if (!dialect.driver?.users) {
+        if (!dialect.driver.users) {
           try {
             return Promise.resolve(read(statement));
           } catch (error) {
