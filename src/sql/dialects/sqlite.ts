@@ -1,5 +1,13 @@
 import Database from 'better-sqlite3';
-import { type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver, sql } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+} from 'kysely';
 import { BoundedMap } from '../../plan/bounded-map.js';
 import {
   insertReturning,
@@ -69,6 +77,15 @@ class CountedDriver extends SqliteDriver {
       this.users--;
       throw error;
     }
+  }
+  /**
+   * `BEGIN IMMEDIATE`, not Kysely's plain `BEGIN`: a plain one takes the write lock only at its first
+   * write, and in WAL mode that upgrade fails at once ("database is locked") when another process
+   * committed in between — the busy timeout is not consulted. Every transaction here writes, so taking
+   * the lock at the start makes writers of several processes (`--workers`) wait their turn instead.
+   */
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
   override releaseConnection(): Promise<void> {
     this.users--;
