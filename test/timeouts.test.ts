@@ -110,9 +110,10 @@ for (const dialect of servers) {
       expect(Date.now() - started).toBeLessThan(15_000);
       expect(res.headers['retry-after']).toBe('5');
       expect(res.json().errors.query).toEqual(['The query took longer than 150 ms and was stopped.']);
-      // The database stopped working on it.
-      expect(await until(async () => (await running(conn, dialect)) === 0, 3000)).toBe(true);
-    }, 30_000);
+      // The database stopped working on it: the answer comes once the cancel was delivered, and the
+      // server acts on it at its next interrupt check (seconds on a loaded machine), so the bound is wide.
+      expect(await until(async () => (await running(conn, dialect)) === 0, 30_000)).toBe(true);
+    }, 60_000);
 
     it('cancels the statements of clients that gave up, so a cheap request is answered at once', async () => {
       const app = await serve(endpoint({ timeoutMs: 120_000 }), { poolSize: 2 });
@@ -127,8 +128,8 @@ for (const dialect of servers) {
       const cheap = await fetch(`${address}/api/users?per_page=1`);
       expect(cheap.status).toBe(200);
       expect(Date.now() - started).toBeLessThan(3000);
-      expect(await until(async () => (await running(conn, dialect)) === 0, 5000)).toBe(true);
-    }, 60_000);
+      expect(await until(async () => (await running(conn, dialect)) === 0, 30_000)).toBe(true);
+    }, 90_000);
 
     it('answers 503 quickly when every pooled connection is busy past acquireTimeoutMs', async () => {
       const app = await serve(endpoint({ timeoutMs: 10_000 }), { poolSize: 1, acquireTimeoutMs: 150 });

@@ -346,30 +346,53 @@ export function listHandlers(
             );
           return ok(await shape(plan, await run(queries.rows(plan, {}, ctx)), ctx, options));
         }
-        return { status: 200, headers: { 'content-type': JSON_TYPE }, body: streamAll(plan, ctx, options) };
+        // The first batch is read before the answer starts: a database that cannot serve it is a 503,
+        // not a 200 whose body breaks off after its first byte.
+        const first = await batch(plan, undefined, ctx, options);
+        return {
+          status: 200,
+          headers: { 'content-type': JSON_TYPE },
+          body: streamAll(plan, ctx, options, first),
+        };
       }
     }
   };
 
   return { list, one };
 
+  /** One batch of an unlimited `all=true` list: its rows, and their records as JSON text. */
+  async function batch(
+    plan: ListPlan,
+    after: CursorValue[] | undefined,
+    ctx: unknown,
+    options: RunOptions,
+  ): Promise<{ rows: Row[]; text: string }> {
+    const rows = await connection.run(queries.rows(plan, { limit: STREAM_BATCH, after }, ctx), options);
+    if (rows.length === 0) return { rows, text: '' };
+    const items = await shape(plan, rows, ctx, options);
+    return { rows, text: items.map((item) => JSON.stringify(item)).join(',') };
+  }
+
   /**
    * Every record as one JSON array, fetched in keyset batches: memory stays flat whatever the row
    * count, no connection is held between batches, and includes load per batch on every engine.
    */
-  async function* streamAll(plan: ListPlan, ctx: unknown, options: RunOptions): AsyncGenerator<string> {
+  async function* streamAll(
+    plan: ListPlan,
+    ctx: unknown,
+    options: RunOptions,
+    first: { rows: Row[]; text: string },
+  ): AsyncGenerator<string> {
     yield '[';
-    let after: CursorValue[] | undefined;
-    let first = true;
+    let current = first;
+    let separator = '';
     for (;;) {
-      const rows = await connection.run(queries.rows(plan, { limit: STREAM_BATCH, after }, ctx), options);
+      const { rows, text } = current;
       if (rows.length === 0) break;
-      const items = await shape(plan, rows, ctx, options);
-      const body = items.map((item) => JSON.stringify(item)).join(',');
-      yield first ? body : `,${body}`;
-      first = false;
+      yield `${separator}${text}`;
+      separator = ',';
       if (rows.length < STREAM_BATCH) break;
-      after = sortValues(plan, rows[rows.length - 1] as Row);
+      current = await batch(plan, sortValues(plan, rows[rows.length - 1] as Row), ctx, options);
     }
     yield ']';
   }

@@ -13,7 +13,7 @@ import type { DetailRelation, SchemaDocument } from '../schema/types.js';
 import { bodyLimit, planUpdate, prepareInputs } from '../schema/update.js';
 import { endpointConditions, resourceConditions } from '../sql/compile.js';
 import type { Connection } from '../sql/connect.js';
-import type { DynamicDb, Refusal } from '../sql/dialect.js';
+import { type DynamicDb, type Refusal, withStatementOptions } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
 import { storedDatetime } from '../sql/storage.js';
 import type { BodyReader, ServiceLogger } from './exchange.js';
@@ -219,10 +219,10 @@ export function recordRoutes(
     log: ServiceLogger,
     what: string,
   ): Promise<T> =>
-    db
-      .transaction()
-      .execute(work)
-      .catch(async (error: unknown): Promise<never> => {
+    // Each statement of the write may run for the endpoint's `timeoutMs`, as a list's do: past it the
+    // database is told to stop and the connection is closed, so a silent network cannot hold the write.
+    withStatementOptions({ timeoutMs: endpoint.timeoutMs }, () => db.transaction().execute(work)).catch(
+      async (error: unknown): Promise<never> => {
         if (error instanceof Rollback) throw error.answer;
         const refusal = await dialect.refusal(error, db, resource.table);
         if (!refusal) throw error;
@@ -232,7 +232,8 @@ export function recordRoutes(
           throw RequestError.single(409, 'record', message);
         }
         throw refusalError(refusal, refusedFields(refusal, written));
-      });
+      },
+    );
 
   const limit = bodyLimit(inputs);
   const bodyOf = async ({ contentType, body }: WriteCall): Promise<Record<string, unknown>> => {

@@ -1,4 +1,15 @@
-import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Expression,
+  type Kysely,
+  type RawBuilder,
+  type SqlBool,
+  sql,
+  type TransactionSettings,
+} from 'kysely';
 
 /** Kysely over a schema known only at run time (tables come from resource definitions). */
 // biome-ignore lint/suspicious/noExplicitAny: the database schema is described by resource definitions, not by types.
@@ -62,24 +73,25 @@ export class QueryCancelled extends Error {
 }
 
 /**
- * The deadline and the client's departure around one read: `cancel` is called once, on whichever comes
- * first, and asks the database to stop (PostgreSQL's cancel request, MariaDB's KILL QUERY). `done()`
- * ends the watch and tells whether a cancel was sent: that connection is then closed, not reused, since
- * a cancel that arrives late would stop whatever the connection runs next.
+ * The deadline and the client's departure around one statement: `stop` is called once, on whichever
+ * comes first. It asks the database to stop the statement (PostgreSQL's cancel request, MariaDB's KILL
+ * QUERY) and closes the connection (`cancelThenClose`), so the statement's callback comes back even
+ * when the database cannot be reached to be told. `done()` ends the watch and tells whether it
+ * stopped the statement: that connection is then never reused.
  */
 export function watchRun(
   options: RunOptions | undefined,
-  cancel: () => void,
+  stop: () => void,
 ): { explain(error: unknown): unknown; done(): boolean } {
   let reason: 'timeout' | 'abort' | undefined;
-  const stop = (why: 'timeout' | 'abort') => {
+  const fire = (why: 'timeout' | 'abort') => {
     if (reason) return;
     reason = why;
-    cancel();
+    stop();
   };
   const ms = options?.timeoutMs;
-  const timer = ms ? setTimeout(() => stop('timeout'), ms) : undefined;
-  const unsubscribe = options?.departure?.on(() => stop('abort'));
+  const timer = ms ? setTimeout(() => fire('timeout'), ms) : undefined;
+  const unsubscribe = options?.departure?.on(() => fire('abort'));
   return {
     explain: (error) =>
       reason === 'timeout' ? new QueryTimeout(ms ?? 0) : reason === 'abort' ? new QueryCancelled() : error,
@@ -89,6 +101,96 @@ export function watchRun(
       return reason !== undefined;
     },
   };
+}
+
+/**
+ * How long a stopped statement's connection is kept open for the database's cancel to arrive first.
+ * Closing at once could overtake the cancel: PgBouncer drops a cancel whose client has gone, and the
+ * statement would run on. A database that cannot be reached never confirms, so the close comes anyway.
+ */
+export const CANCEL_GRACE_MS = 1000;
+
+/**
+ * Stops a statement on a connection: `cancel` asks the database over a connection of its own and calls
+ * back once the request was delivered (or failed); then, or after `CANCEL_GRACE_MS` at the latest,
+ * `close` destroys the statement's own connection, which fails the statement in the driver — the
+ * bound that holds when the network is silent.
+ */
+export function cancelThenClose(cancel: (delivered: () => void) => void, close: () => void): void {
+  let closed = false;
+  const closeOnce = () => {
+    if (closed) return;
+    closed = true;
+    clearTimeout(timer);
+    close();
+  };
+  const timer = setTimeout(closeOnce, CANCEL_GRACE_MS);
+  cancel(closeOnce);
+}
+
+/**
+ * The deadline of the statements a write runs through Kysely (which passes no options to the driver):
+ * set around the write's transaction, read by each dialect's connection when a statement starts.
+ */
+const statementOptions = new AsyncLocalStorage<RunOptions>();
+
+/** Runs `work` with `options` governing every statement it sends through Kysely. */
+export function withStatementOptions<T>(options: RunOptions, work: () => Promise<T>): Promise<T> {
+  return statementOptions.run(options, work);
+}
+
+/** The options set by `withStatementOptions` around the current statement, if any. */
+export function currentStatementOptions(): RunOptions | undefined {
+  return statementOptions.getStore();
+}
+
+/**
+ * Kysely's dialect with a rollback that cannot replace the error it follows. A rollback fails only when
+ * the connection is gone (a cut network, a statement stopped by its deadline): the database then
+ * discards the transaction with the connection, the drivers never reuse a broken connection, and what
+ * the client must hear is why the transaction failed — not "Client … is not queryable" from the
+ * rollback, which Kysely would otherwise throw in its place.
+ */
+export function withQuietRollback(dialect: Dialect): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createDriver: () => new QuietRollbackDriver(dialect.createDriver()),
+  };
+}
+
+class QuietRollbackDriver implements Driver {
+  savepoint?: Driver['savepoint'];
+  rollbackToSavepoint?: Driver['rollbackToSavepoint'];
+  releaseSavepoint?: Driver['releaseSavepoint'];
+  constructor(private readonly inner: Driver) {
+    // Savepoints (controlled transactions in a configuration's `setup`) pass through as they are.
+    this.savepoint = inner.savepoint?.bind(inner);
+    this.rollbackToSavepoint = inner.rollbackToSavepoint?.bind(inner);
+    this.releaseSavepoint = inner.releaseSavepoint?.bind(inner);
+  }
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+  acquireConnection(): Promise<DatabaseConnection> {
+    return this.inner.acquireConnection();
+  }
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(connection, settings);
+  }
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(connection);
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.inner.rollbackTransaction(connection).catch(() => {});
+  }
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return this.inner.releaseConnection(connection);
+  }
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
 }
 
 /** An open database: Kysely for building (and for writes), `run` for the statements of list requests. */

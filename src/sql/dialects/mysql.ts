@@ -1,6 +1,9 @@
 import { Kysely, MysqlDialect, sql } from 'kysely';
 import { createConnection, createPool, type Pool, type PoolConnection } from 'mysql2';
 import {
+  CANCEL_GRACE_MS,
+  cancelThenClose,
+  currentStatementOptions,
   type DynamicDb,
   jsonPathString,
   networkErrorCodes,
@@ -9,6 +12,7 @@ import {
   type Row,
   type SqlDialect,
   watchRun,
+  withQuietRollback,
 } from '../dialect.js';
 
 const extract = (column: unknown, path: readonly string[]) =>
@@ -68,12 +72,27 @@ async function refusal(error: unknown, db: DynamicDb, table?: string): Promise<R
 }
 
 /**
+ * A pooled connection unused for this long is pinged before it serves a request: a network that went
+ * silent, or a server that vanished without a reset, leaves idle connections that look open, and the
+ * next request would otherwise wait on one until its deadline. Connections in steady use are not
+ * pinged (HikariCP's rule; the benchmark's never are).
+ */
+const IDLE_CHECK_MS = 1000;
+
+/** The socket under a mysql2 connection: destroying it fails the command in flight (`end()` would wait). */
+const socketOf = (connection: PoolConnection) =>
+  (connection as unknown as { stream: { destroy(): void } }).stream;
+
+/**
  * A pooled connection, or a failure once `ms` pass: mysql2's pool queues a request for a connection
- * without limit. A connection that arrives after the deadline goes straight back to the pool.
+ * without limit. A connection that arrives after the deadline goes straight back to the pool. One idle
+ * past `IDLE_CHECK_MS` is pinged first: one that fails is closed and another taken; one that does not
+ * answer within `ms` is closed and the request refused (the database is not answering).
  */
 function acquire(
   pool: Pool,
   ms: number,
+  lastUsed: WeakMap<PoolConnection, number>,
   callback: (error: Error | null, connection?: PoolConnection) => void,
 ): void {
   let late = false;
@@ -84,7 +103,22 @@ function acquire(
   pool.getConnection((error, connection) => {
     if (late) return connection?.release();
     clearTimeout(timer);
-    callback(error, connection);
+    const since = connection && lastUsed.get(connection);
+    if (error || !connection || since === undefined || Date.now() - since < IDLE_CHECK_MS)
+      return callback(error, connection);
+    let silent = false;
+    const pingTimer = setTimeout(() => {
+      silent = true;
+      socketOf(connection).destroy();
+    }, ms);
+    connection.ping((pingError) => {
+      clearTimeout(pingTimer);
+      if (!pingError) return callback(null, connection);
+      connection.destroy();
+      if (!silent) return acquire(pool, ms, lastUsed, callback);
+      const message = `The database did not answer a ping within ${ms} ms.`;
+      callback(Object.assign(new Error(message), { code: 'ETIMEDOUT' }));
+    });
   });
 }
 
@@ -121,29 +155,79 @@ export const mysql: SqlDialect = {
       charset: 'utf8mb4',
       supportBigNumbers: true,
     });
-    /** KILL QUERY from a connection of its own: the pool may be the thing that is exhausted. */
-    const kill = (threadId: number | null) => {
-      if (threadId === null) return;
+    /** When each pooled connection was last handed back (absent: new, never pinged). */
+    const lastUsed = new WeakMap<PoolConnection, number>();
+    pool.on('release', (connection) => lastUsed.set(connection, Date.now()));
+    /**
+     * KILL QUERY from a connection of its own (the pool may be the thing that is exhausted); `delivered`
+     * once it answered, failed, or `CANCEL_GRACE_MS` passed (a silent network).
+     */
+    const kill = (threadId: number | null, delivered: () => void) => {
+      if (threadId === null) return delivered();
       const killer = createConnection({ uri: url, connectTimeout: acquireTimeoutMs });
-      killer.on('error', () => {});
-      killer.query('KILL QUERY ?', [threadId], () => killer.destroy());
+      let finished = false;
+      const finish = () => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        (killer as unknown as { stream: { destroy(): void } }).stream.destroy();
+        delivered();
+      };
+      const timer = setTimeout(finish, CANCEL_GRACE_MS);
+      killer.on('error', finish);
+      killer.query('KILL QUERY ?', [threadId], finish);
+    };
+    /** Kills the statement `connection` runs, then closes its socket: its command fails even if no answer can come. */
+    const stopStatement = (connection: PoolConnection) =>
+      cancelThenClose(
+        (delivered) => kill(connection.threadId, delivered),
+        () => socketOf(connection).destroy(),
+      );
+    pool.on('connection', (connection) => {
+      // A connection that breaks while checked out (a cut network, a restart) emits 'error' again after
+      // mysql2's pool has removed it; an unheard 'error' would end the process.
+      connection.on('error', () => {});
+      /**
+       * Kysely calls `query(sql, parameters, callback)` and passes no options down: a write's
+       * statements take their deadline from `withStatementOptions` here (the service's own reads
+       * watch theirs in `run`, outside any such scope).
+       */
+      const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
+      (connection as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
+        const options = currentStatementOptions();
+        const callback = args[2];
+        if (!options?.timeoutMs || typeof callback !== 'function') return query(...args);
+        const watch = watchRun(options, () => stopStatement(connection as PoolConnection));
+        return query(args[0], args[1], (error: unknown, ...rest: unknown[]) => {
+          watch.done();
+          callback(error ? watch.explain(error) : error, ...rest);
+        });
+      };
+    });
+    /** The pool as Kysely sees it: the same bounded checkout, idle ping included. */
+    const kyselyPool = {
+      getConnection: (callback: (error: unknown, connection: PoolConnection) => void) =>
+        acquire(pool, acquireTimeoutMs, lastUsed, (error, connection) =>
+          callback(error, connection as PoolConnection),
+        ),
+      end: (callback: (error: unknown) => void) => pool.end(callback),
     };
     return {
-      db: new Kysely({ dialect: new MysqlDialect({ pool }) }),
+      db: new Kysely({ dialect: withQuietRollback(new MysqlDialect({ pool: kyselyPool })) }),
       // Callbacks, not async/await: the connection goes back to the pool the moment the answer is in.
       run: (statement, runOptions) =>
         new Promise((resolve, reject) => {
           if (runOptions?.departure?.left) return reject(new QueryCancelled());
-          acquire(pool, acquireTimeoutMs, (acquireError, connection) => {
+          acquire(pool, acquireTimeoutMs, lastUsed, (acquireError, connection) => {
             if (acquireError || !connection) return reject(acquireError);
             // Still waiting for a connection when its client went away: nothing to run.
             if (runOptions?.departure?.left) {
               connection.release();
               return reject(new QueryCancelled());
             }
-            const watch = watchRun(runOptions, () => kill(connection.threadId));
+            const watch = watchRun(runOptions, () => stopStatement(connection));
             connection.query(statement.sql, statement.parameters as unknown[], (error, rows) => {
-              // A killed or failed connection is closed rather than handed to the next request.
+              // A stopped or failed connection is closed rather than handed to the next request.
               if (watch.done() || error) connection.destroy();
               else connection.release();
               if (error) reject(watch.explain(error));

@@ -1,6 +1,9 @@
 import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import {
+  CANCEL_GRACE_MS,
+  cancelThenClose,
+  currentStatementOptions,
   insertReturning,
   networkErrorCodes,
   QueryCancelled,
@@ -8,6 +11,7 @@ import {
   type Row,
   type SqlDialect,
   watchRun,
+  withQuietRollback,
 } from '../dialect.js';
 
 // Dates and timestamps are read as text so that no value passes through the process time zone and
@@ -21,12 +25,64 @@ function typeParser(oid: number, format?: string): (value: string) => unknown {
   return pg.types.getTypeParser(oid, format as 'text');
 }
 
+/** What the cancel request uses of pg's internal connection (the one pg's own `Client#cancel` uses). */
+interface CancelConnection {
+  on(event: 'error' | 'connect' | 'end', listener: () => void): void;
+  connect(port: number | string, host?: string): void;
+  cancel(processID: number, secretKey: number): void;
+  stream: { destroy(): void };
+}
+
+/** The parts of pg's client this file reaches past its typings: its socket and its cancel keys. */
+interface ClientInternals {
+  connection: { stream: { destroy(): void } };
+  processID: number;
+  secretKey: number;
+  host: string;
+  port: number;
+}
+
+/**
+ * The protocol's cancel request for the statement `client` is running, on a connection of its own: it
+ * also passes through PgBouncer. What pg's `Client#cancel` sends, without its look at `activeQuery`
+ * (deprecated in pg 8.2x). `delivered` is called once the server closed the request's connection (it
+ * acted on it), or it failed, or `CANCEL_GRACE_MS` passed (a silent network).
+ */
+function sendCancel(client: pg.Client, delivered: () => void): void {
+  const { processID, secretKey, host, port } = client as unknown as ClientInternals;
+  const { connection } = new pg.Client({ host, port }) as unknown as { connection: CancelConnection };
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    connection.stream.destroy();
+    delivered();
+  };
+  const timer = setTimeout(finish, CANCEL_GRACE_MS);
+  connection.on('error', finish);
+  connection.on('end', finish);
+  connection.on('connect', () => connection.cancel(processID, secretKey));
+  if (host.startsWith('/')) connection.connect(`${host}/.s.PGSQL.${port}`);
+  else connection.connect(port, host);
+}
+
+/** Cancels the statement `client` runs, then closes its socket: its query fails even if no answer can come. */
+const stopStatement = (client: pg.Client) =>
+  cancelThenClose(
+    (delivered) => sendCancel(client, delivered),
+    () => (client as unknown as ClientInternals).connection.stream.destroy(),
+  );
+
 /**
  * Sends `TimeZone=UTC` as a startup parameter of its own rather than inside `options`
  * (`-c TimeZone=UTC`): PgBouncer refuses `options` (or drops it when told to ignore it), but tracks
  * TimeZone per client and sets it on whichever server connection runs that client's transaction, so
  * the setting holds under transaction pooling, where a session `SET` would leak to other clients.
  * pg only sends the parameters it knows of; `getStartupConf` is where it lists them.
+ *
+ * Its promise-form `query` (the one Kysely calls for writes) also holds the statement to the deadline
+ * set around the write (`withStatementOptions`): Kysely passes no options down to the driver.
  */
 class UtcClient extends pg.Client {
   getStartupConf(): Record<string, string> {
@@ -34,6 +90,67 @@ class UtcClient extends pg.Client {
       .getStartupConf;
     return { ...inherited.call(this), TimeZone: 'UTC' };
   }
+
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query has a dozen overloads; this passes them through.
+  override query(...args: any[]): any {
+    const options = currentStatementOptions();
+    const callbackForm = typeof args[args.length - 1] === 'function';
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    const run = () => (super.query as (...a: any[]) => any).apply(this, args);
+    if (!options?.timeoutMs || callbackForm) return run();
+    const watch = watchRun(options, () => stopStatement(this));
+    return (run() as Promise<unknown>).then(
+      (result) => {
+        watch.done();
+        return result;
+      },
+      (error: unknown) => {
+        watch.done();
+        throw watch.explain(error);
+      },
+    );
+  }
+}
+
+/**
+ * A pooled connection unused for this long is checked with `select 1` before it serves a request. A
+ * network that went silent, or a server that vanished without a reset, leaves idle connections that
+ * look open: without the check the next request would wait on one until its deadline. Connections in
+ * steady use are not checked (HikariCP's rule, and the benchmark's connections never are).
+ */
+const IDLE_CHECK_MS = 1000;
+
+/**
+ * pg-pool's `connect` with the idle check: a connection that fails it is closed and another taken; one
+ * that does not answer within `pingMs` is closed and the request refused (the database is not answering).
+ */
+function checkout(
+  pool: pg.Pool,
+  lastUsed: WeakMap<pg.PoolClient, number>,
+  pingMs: number,
+  callback: (error: Error | undefined, client?: pg.PoolClient) => void,
+): void {
+  pool.connect((connectError, client, release) => {
+    if (connectError || !client) return callback(connectError ?? new Error('No database connection.'));
+    const since = lastUsed.get(client);
+    if (since === undefined || Date.now() - since < IDLE_CHECK_MS) return callback(undefined, client);
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      (client as unknown as ClientInternals).connection.stream.destroy();
+    }, pingMs);
+    // The callback form: a write's deadline (UtcClient#query) does not apply to the check.
+    client.query('select 1', (error: Error | null) => {
+      clearTimeout(timer);
+      if (!error) return callback(undefined, client);
+      release(true);
+      if (late) {
+        const silent = `The database did not answer a check within ${pingMs} ms.`;
+        return callback(Object.assign(new Error(silent), { code: 'ETIMEDOUT' }));
+      }
+      checkout(pool, lastUsed, pingMs, callback);
+    });
+  });
 }
 
 const jsonb = (column: unknown) => sql`(${column})::jsonb`;
@@ -67,8 +184,9 @@ function refusal(error: unknown): Refusal | undefined {
   // available): the same request may well succeed when tried again.
   if (networkErrorCodes.has(code) || /^(08|57P0[123]|53300|3D000|28|40001|40P01|55P03)/.test(code))
     return { kind: 'unavailable' };
-  // pg's own words when the server closes the connection or a connect attempt times out.
-  if (!code && /Connection terminated|timeout exceeded when trying to connect/i.test(message))
+  // pg's own words when the server closes the connection, a connect attempt times out, or a client whose
+  // connection broke is asked for more.
+  if (!code && /Connection terminated|timeout exceeded when trying to connect|not queryable/i.test(message))
     return { kind: 'unavailable' };
   // `Key (email)=(…) already exists.`, `Key (department_id)=(99) is not present in table …`
   const keyColumns = /^Key \(([^)]*)\)=/.exec(detail)?.[1]?.split(', ') ?? [];
@@ -95,43 +213,24 @@ function planRows(answer: readonly Row[]): number | undefined {
   return typeof rows === 'number' && Number.isFinite(rows) ? rows : undefined;
 }
 
-/** What the cancel request uses of pg's internal connection (the one pg's own `Client#cancel` uses). */
-interface CancelConnection {
-  on(event: 'error' | 'connect', listener: () => void): void;
-  connect(port: number | string, host?: string): void;
-  cancel(processID: number, secretKey: number): void;
-}
-
 export const postgres: SqlDialect = {
   name: 'postgres',
   connect(url, options) {
+    const acquireTimeoutMs = options?.acquireTimeoutMs ?? 3000;
     const pool = new pg.Pool({
       connectionString: url,
       max: options?.poolSize ?? 10,
       // Bounds both the wait for a free pooled client and the connect of a new one (a database that
       // accepts TCP but never answers): past it, pg-pool fails the request instead of queueing it.
-      connectionTimeoutMillis: options?.acquireTimeoutMs ?? 3000,
+      connectionTimeoutMillis: acquireTimeoutMs,
+      // Off in pg by default: lets the kernel notice a peer that vanished without a reset.
+      keepAlive: true,
       Client: UtcClient,
       types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
     });
-    /**
-     * The protocol's cancel request, on a connection of its own: it also passes through PgBouncer.
-     * What pg's `Client#cancel` sends, without its look at `activeQuery` (deprecated in pg 8.2x): the
-     * caller only cancels a statement it is still waiting for.
-     */
-    const cancel = (client: pg.PoolClient) => {
-      const canceller = new pg.Client({ connectionString: url }) as unknown as {
-        connection: CancelConnection;
-        host: string;
-        port: number;
-      };
-      const { connection, host, port } = canceller;
-      const { processID, secretKey } = client as unknown as { processID: number; secretKey: number };
-      connection.on('error', () => {});
-      connection.on('connect', () => connection.cancel(processID, secretKey));
-      if (host.startsWith('/')) connection.connect(`${host}/.s.PGSQL.${port}`);
-      else connection.connect(port, host);
-    };
+    /** When each pooled client last finished a request (absent: new, never checked). */
+    const lastUsed = new WeakMap<pg.PoolClient, number>();
+    pool.on('release', (_error, client) => lastUsed.set(client, Date.now()));
     // An idle pooled connection that the server closes (restart, failover, a dropped database) emits
     // 'error' on the pool; without a listener that would crash the process. pg-pool discards the client
     // and the next query opens a new one, so there is nothing more to do here.
@@ -139,24 +238,34 @@ export const postgres: SqlDialect = {
     // The same for a client that is checked out when its connection ends (a cut network, a restart):
     // pg emits 'error' on the client as well as failing its query, and an unheard 'error' ends the process.
     pool.on('connect', (client) => client.on('error', () => {}));
+    /** The pool as Kysely sees it: the same checkout, idle check included. */
+    const kyselyPool = {
+      connect: () =>
+        new Promise<pg.PoolClient>((resolve, reject) =>
+          checkout(pool, lastUsed, acquireTimeoutMs, (error, client) =>
+            error || !client ? reject(error) : resolve(client),
+          ),
+        ),
+      end: () => pool.end(),
+    };
     return {
-      db: new Kysely({ dialect: new PostgresDialect({ pool }) }),
+      db: new Kysely({ dialect: withQuietRollback(new PostgresDialect({ pool: kyselyPool })) }),
       // Callbacks, not async/await: the connection goes back to the pool the moment the answer is in,
       // as in pg's own `pool.query`; awaiting first cost the benchmark's fast queries ~10 %.
       run: (statement, runOptions) =>
         new Promise((resolve, reject) => {
           if (runOptions?.departure?.left) return reject(new QueryCancelled());
-          pool.connect((connectError, client, release) => {
+          checkout(pool, lastUsed, acquireTimeoutMs, (connectError, client) => {
             if (connectError || !client) return reject(connectError);
             // Still waiting for a connection when its client went away: nothing to run.
             if (runOptions?.departure?.left) {
-              release();
+              client.release();
               return reject(new QueryCancelled());
             }
-            const watch = watchRun(runOptions, () => cancel(client));
+            const watch = watchRun(runOptions, () => stopStatement(client));
             client.query(statement.sql, statement.parameters as unknown[], (error, result) => {
-              // A connection that was cancelled, or failed, is closed rather than handed to the next request.
-              release(watch.done() || error ? true : undefined);
+              // A connection that was stopped, or failed, is closed rather than handed to the next request.
+              client.release(watch.done() || error ? true : undefined);
               if (error) reject(watch.explain(error));
               else resolve(result.rows);
             });
