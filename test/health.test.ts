@@ -69,10 +69,10 @@ for (const dialect of ['postgres', 'mysql'] as const) {
     });
 
     it('answers 503 with the envelope within the probe timeout, while liveness stays 200', async () => {
-      const started = Date.now();
       const res = await app.inject({ url: '/health/ready' });
       expect(res.statusCode, res.body).toBe(503);
-      expect(Date.now() - started).toBeLessThan(3000);
+      // Given up by the probe's own bound, not the pool's 5 s wait for a connection.
+      expect(res.json().primary.error).toBe('no answer within 1000 ms');
       const body = res.json();
       expect(body.status).toBe('unready');
       expect(body.errors.database).toEqual([body.message]);

@@ -51,12 +51,19 @@ export async function dropDatabase(dialect: DialectName, name: string): Promise<
   }
 }
 
+/**
+ * The suites' connection options: a connect may take seconds while the whole suite loads both cores,
+ * and a test that is not about the pool's wait must not fail on it ("connect ETIMEDOUT" at start-up).
+ */
+const suiteOptions: ConnectOptions = { acquireTimeoutMs: 20_000 };
+
 /** A fresh, empty database of the given engine; drop it with `dropDatabase` when done. */
 export async function freshDatabase(
   dialect: DialectName,
   name: string,
-  options?: ConnectOptions,
+  given?: ConnectOptions,
 ): Promise<Connection> {
+  const options = { ...suiteOptions, ...given };
   const database = databaseName(name);
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'rqs-'));

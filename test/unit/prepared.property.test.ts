@@ -255,11 +255,13 @@ describe('prepared shapes', () => {
             );
           }
         }),
-        { numRuns: 1000 },
+        // Bounded so that the check takes seconds, not a busy machine's 30: each run compiles about
+        // a dozen neighbours twice.
+        { numRuns: 300 },
       );
       // The generator must produce valid requests, or this test checks nothing.
-      expect(planned).toBeGreaterThan(5000);
-    });
+      expect(planned).toBeGreaterThan(1500);
+    }, 120_000);
   }
 
   it("calls the endpoint's callbacks on every request: their SQL is never reused", () => {
