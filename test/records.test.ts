@@ -597,6 +597,33 @@ for (const dialect of dialects) {
       expect(await snapshot(svc.conn)).toBe(before);
     });
 
+    it('takes a null reference where the column is nullable, and refuses one to a soft-deleted row as one to nothing', async () => {
+      const before = await snapshot(svc.conn);
+      const post = { title: 'By a deleted author', body: 'x', status: 'draft' };
+      const deleted = users.find((user) => user.deleted_at !== null) as UserRow;
+      const toDeleted = await send('POST', '/api/posts', { ...post, user_id: deleted.id });
+      const toNothing = await send('POST', '/api/posts', { ...post, user_id: 99999 });
+      expectEnvelope(toDeleted, 422, ['user_id']);
+      expect(toDeleted.json().errors).toEqual({ user_id: ['The selected author does not exist.'] });
+      expect(toDeleted.json()).toEqual(toNothing.json());
+      const moved = await send('PATCH', '/api/posts/1', { user_id: deleted.id });
+      expect(moved.json()).toEqual(toNothing.json());
+      expect(await snapshot(svc.conn)).toBe(before);
+      // Null is no reference: taken where the column is nullable, as before.
+      const created = await send('POST', '/api/users', {
+        ...valid,
+        email: 'no.department@example.com',
+        department_id: null,
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      expect(created.json()).toMatchObject({ department_id: null });
+      const assigned = await send('PATCH', `/api/users/${created.json().id}`, { department_id: 1 });
+      expect(assigned.json()).toMatchObject({ department_id: 1 });
+      const again = await send('PATCH', `/api/users/${created.json().id}`, { department_id: null });
+      expect(again.statusCode, again.body).toBe(200);
+      expect(again.json()).toMatchObject({ department_id: null });
+    });
+
     it('creates at the form’s endpoint when it is not the list’s path, and reads at both', async () => {
       const res = await send('POST', '/api/tag-records', { label: 'first' });
       expect(res.statusCode, res.body).toBe(201);

@@ -69,6 +69,19 @@ const usersSchema: SchemaDeclaration = {
     ],
   },
 };
+/** Comments: two references, and only `user_id` decides the tenant (a post may be anyone's). */
+const commentsSchema: SchemaDeclaration = {
+  title: 'Comments',
+  table: { columns: [{ key: 'id' }, { key: 'body' }] },
+  form: {
+    inputs: [
+      { name: 'post_id', type: 'number', required: true },
+      { name: 'user_id', type: 'number', required: true },
+      { name: 'body', type: 'textarea', required: true },
+      { name: 'approved', type: 'checkbox' },
+    ],
+  },
+};
 const postsSchema: SchemaDeclaration = {
   title: 'Posts',
   table: { columns: [{ key: 'id' }, { key: 'title' }] },
@@ -131,7 +144,9 @@ const endpoints = [
     allowedIncludes: ['post.author', 'author'],
     allowedSearch: ['body', 'post.title', 'author.name'],
     allowAll: 'unlimited',
-    access: { list: identified },
+    actions: ['list', 'read', 'create', 'update'],
+    access: recordAccess,
+    schema: commentsSchema,
   }),
   defineEndpoint<Claims>({
     resource: 'departments',
@@ -404,7 +419,7 @@ for (const dialect of dialects) {
     beforeAll(async () => {
       await insertTenancyRows(svc.conn);
       // The fixture's rows carry explicit ids: creates continue after them.
-      for (const table of ['users', 'posts'] as const) await syncIdSequence(svc.conn, table);
+      for (const table of ['users', 'posts', 'comments'] as const) await syncIdSequence(svc.conn, table);
     });
 
     const call = (who: Who, method: string, url: string, payload?: unknown) =>
@@ -522,6 +537,7 @@ for (const dialect of dialects) {
           expect(res.resources.map((entry: { resource: string }) => entry.resource)).toEqual([
             'users',
             'posts',
+            'comments',
           ]);
         }
       });
@@ -1040,6 +1056,106 @@ for (const dialect of dialects) {
         const same = await call('editor', 'PATCH', '/api/users/103', { department_id: 1, score: 65 });
         expect(same.statusCode, same.body).toBe(200);
         expect(same.json()).toMatchObject({ id: 103, department_id: 1, score: 65 });
+      });
+
+      /** A write, the fields of its references that lead nowhere the context may read, and who sends it. */
+      type Refused = [
+        who: keyof typeof tokens,
+        method: 'POST' | 'PATCH',
+        url: string,
+        body: Record<string, unknown>,
+        fields: string[],
+      ];
+      /**
+       * Each write is answered exactly as the same write with those references pointed at a row that
+       * does not exist: 422, keyed by each field, and nothing written.
+       */
+      const answerAsNothing = async (cases: Refused[]) => {
+        const before = await snapshot(svc.conn);
+        for (const [who, method, url, body, fields] of cases) {
+          const label = `${who} ${method} ${url} ${JSON.stringify(body)}`;
+          const nowhere = { ...body, ...Object.fromEntries(fields.map((field) => [field, 99999])) };
+          const res = await call(who, method, url, body);
+          const missing = await call(who, method, url, nowhere);
+          expect(res.statusCode, `${label}: ${res.body}`).toBe(422);
+          expect(missing.statusCode, `${label} (nowhere): ${missing.body}`).toBe(422);
+          expect(res.json().errors, label).toEqual(
+            Object.fromEntries(fields.map((field) => [field, [`The selected ${field} does not exist.`]])),
+          );
+          expect(res.json(), label).toEqual(missing.json());
+          expect(res.headers.location).toBeUndefined();
+        }
+        expect(await snapshot(svc.conn)).toBe(before);
+      };
+      const comment = { body: 'Planted', approved: true };
+
+      it('refuses a reference into another tenant although the written row stays in reach, exactly as a reference to nothing', async () => {
+        const before = await snapshot(svc.conn);
+        // A comment is in reach through its author: its post is the reference under test.
+        await answerAsNothing([
+          ['other', 'POST', '/api/comments', { ...comment, user_id: 101, post_id: 104 }, ['post_id']],
+          ['editor', 'POST', '/api/comments', { ...comment, user_id: 1, post_id: 101 }, ['post_id']],
+          ['other', 'PATCH', '/api/comments/104', { post_id: 3 }, ['post_id']],
+          ['editor', 'PATCH', '/api/comments/3', { post_id: 102, body: 'Moved' }, ['post_id']],
+        ]);
+        // Within the tenant the same writes are answered, and the post reads back through the include.
+        const created = await call('other', 'POST', '/api/comments', {
+          ...comment,
+          user_id: 101,
+          post_id: 101,
+        });
+        expect(created.statusCode, created.body).toBe(201);
+        const { id } = created.json();
+        const back = await read('other', `/api/comments/${id}?include=post.author,author`);
+        expect(back).toMatchObject({ post_id: 101, post: { id: 101 }, author: { id: 101 } });
+        await svc.conn.db.deleteFrom('comments').where('id', '=', id).execute();
+        const moved = await call('editor', 'PATCH', '/api/comments/3', { post_id: 1 });
+        expect(moved.statusCode, moved.body).toBe(200);
+        expect((await call('editor', 'PATCH', '/api/comments/3', { post_id: 3 })).statusCode).toBe(200);
+        expect(await snapshot(svc.conn)).toBe(before);
+      });
+
+      it('answers several references of one write alike on every engine, each keyed by its field', async () => {
+        // The author leads out of reach (tenant 1's user on tenant 2's post): keyed by user_id, as an
+        // author that does not exist, which SQLite's own foreign-key error cannot name.
+        await answerAsNothing([
+          ['other', 'POST', '/api/comments', { ...comment, post_id: 101, user_id: 1 }, ['user_id']],
+          ['other', 'PATCH', '/api/comments/104', { post_id: 101, user_id: 3 }, ['user_id']],
+          // Both references wrong: both named, whether out of reach or missing.
+          [
+            'other',
+            'POST',
+            '/api/comments',
+            { ...comment, post_id: 104, user_id: 1 },
+            ['post_id', 'user_id'],
+          ],
+          [
+            'other',
+            'POST',
+            '/api/comments',
+            { ...comment, post_id: 99999, user_id: 1 },
+            ['post_id', 'user_id'],
+          ],
+        ]);
+      });
+
+      it('refuses a new reference to a soft-deleted row as one to nothing, and keeps a stored one', async () => {
+        const before = await snapshot(svc.conn);
+        // Post 4 is tenant 1's and soft-deleted: a new comment or a move onto it is refused.
+        await answerAsNothing([
+          ['editor', 'POST', '/api/comments', { ...comment, user_id: 1, post_id: 4 }, ['post_id']],
+          ['editor', 'PATCH', '/api/comments/3', { post_id: 4 }, ['post_id']],
+        ]);
+        // A post deleted after its comments were written: a comment on it is still edited, its post
+        // sent back unchanged (as a client sending the whole record does).
+        expect((await call('editor', 'DELETE', '/api/posts/1')).statusCode).toBe(204);
+        const kept = await call('editor', 'PATCH', '/api/comments/2', { post_id: 1, body: 'Thanks again' });
+        expect(kept.statusCode, kept.body).toBe(200);
+        expect(kept.json()).toMatchObject({ id: 2, post_id: 1, body: 'Thanks again' });
+        await answerAsNothing([['editor', 'PATCH', '/api/comments/3', { post_id: 1 }, ['post_id']]]);
+        expect((await call('editor', 'PATCH', '/api/comments/2', { body: 'Thanks' })).statusCode).toBe(200);
+        expect((await call('editor', 'POST', '/api/posts/1/restore')).statusCode).toBe(200);
+        expect(await snapshot(svc.conn)).toBe(before);
       });
     });
 

@@ -82,6 +82,13 @@ function matches(ifMatch: string, etag: string): boolean {
     .some((tag) => tag === '*' || tag === etag);
 }
 
+/**
+ * Whether a written value is the one stored: compared as text, since a bound value and the value read
+ * back may differ in type (a number and a bigint's string).
+ */
+const sameValue = (stored: unknown, written: unknown): boolean =>
+  stored !== undefined && stored !== null && String(stored) === String(written);
+
 const stale = () => {
   const message = 'The record has changed since you read it: read it again, then retry.';
   return new RequestError(412, { message, errors: { record: [message] } });
@@ -173,35 +180,46 @@ export function recordRoutes(
   };
 
   /**
-   * The answer to a write that would take the record out of this context's reach (its row scope, the
-   * endpoint's `baseQuery`): into another tenant, say. A reference to a row the context cannot see gets
-   * the database's answer for a row that does not exist, whatever else was written, so a write never
-   * tells another tenant's ids from missing ones. Read in the write's transaction, before its rollback.
+   * The references a create or PATCH sets must lead to rows this context can read: each is looked up in
+   * its target's scope, soft-deleted rows left out (a new reference to one would read back as `null`),
+   * inside the write's transaction and before the write. A reference into another tenant, to a
+   * soft-deleted row or to nothing gets one answer, keyed by its field, so no write tells another
+   * tenant's ids from missing ones, nor keeps them; and the database's own foreign-key refusal, which
+   * names no column on SQLite, never decides the wording. A PATCH that sends a reference back as stored
+   * changes nothing and shows nothing the record does not: it is not looked up, so a record whose parent
+   * was deleted since stays editable. Every reference is looked up, whatever the first answers.
    */
-  const outOfReach = async (
+  const checkReferences = async (
     trx: DynamicDb,
     values: Record<string, unknown>,
     ctx: unknown,
-  ): Promise<RequestError> => {
+    stored: ResourceRecord = {},
+  ): Promise<void> => {
+    const refused = new Set<string>();
     for (const relation of belongsTo) {
-      const value = values[relation.parentKey];
-      if (value === undefined || value === null) continue;
+      const column = relation.parentKey;
+      const value = values[column];
+      if (value === undefined || value === null || sameValue(stored[column], value)) continue;
       const { target } = relation;
       const seen = await trx
         .selectFrom(`${target.table} as r`)
         .select((eb: DynamicExpressionBuilder) => eb.lit(1).as('one'))
         .where((eb: DynamicExpressionBuilder) =>
-          eb.and([
-            eb(`r.${relation.childKey}`, '=', value),
-            ...resourceConditions(eb, target, 'r', ctx, true),
-          ]),
+          eb.and([eb(`r.${relation.childKey}`, '=', value), ...resourceConditions(eb, target, 'r', ctx)]),
         )
         .executeTakeFirst();
-      if (!seen) {
-        const columns = [relation.parentKey];
-        return refusalError({ kind: 'foreign-key', columns }, columns.map(fieldOf));
-      }
+      if (!seen) refused.add(column);
     }
+    if (refused.size === 0) return;
+    const columns = [...refused];
+    throw new Rollback(refusalError({ kind: 'foreign-key', columns }, columns.map(fieldOf)));
+  };
+
+  /**
+   * The answer to a write that would take the record out of this context's reach (its row scope, the
+   * endpoint's `baseQuery`) although its references are in reach (`checkReferences` answered those).
+   */
+  const outOfReach = (values: Record<string, unknown>): RequestError => {
     const written = Object.keys(values);
     const message = `The change would take this ${resource.name} record out of your reach.`;
     const field = written.length === 1 ? fieldOf(written[0] as string).key : 'body';
@@ -291,10 +309,11 @@ export function recordRoutes(
           const version = resource.versionColumn;
           const values =
             version && !(version in planned.values) ? { ...planned.values, [version]: 1 } : planned.values;
+          await checkReferences(trx, values, call.ctx);
           const id = await dialect.insertRow(trx, resource.table, values, resource.primaryKey);
           // The row as written must be one this context can see (its tenant, say), or nothing is kept.
           const stored = await findRecord(id, call.ctx, trx);
-          if (!stored) throw new Rollback(await outOfReach(trx, values, call.ctx));
+          if (!stored) throw new Rollback(outOfReach(values));
           return answerOf(stored, call.ctx, id);
         },
         written,
@@ -317,6 +336,7 @@ export function recordRoutes(
           if (!errors.isEmpty) throw new Rollback(new RequestError(422, errors.toEnvelope()));
           written.push(...Object.keys(planned.values));
           if (written.length === 0) return answerOf(stored, call.ctx, id);
+          await checkReferences(trx, planned.values, call.ctx, stored);
           const version = resource.versionColumn;
           await trx
             .updateTable(`${resource.table} as t0`)
@@ -337,7 +357,7 @@ export function recordRoutes(
           // The row as written (a row-level policy's WITH CHECK): a change that would move it out of
           // this context's reach is undone, never half-done behind a 404.
           const found = await findRecord(id, call.ctx, trx);
-          if (!found) throw new Rollback(await outOfReach(trx, planned.values, call.ctx));
+          if (!found) throw new Rollback(outOfReach(planned.values));
           return answerOf(found, call.ctx, id);
         },
         written,
