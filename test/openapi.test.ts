@@ -6,11 +6,13 @@ import demoConfig from '../examples/demo/config.js';
 import { createSchema, dropSchema } from '../examples/demo/schema.js';
 import { createService } from '../src/core/service.js';
 import type { OpenApiDocument } from '../src/openapi/index.js';
+import type { ContextRequest, ServiceConfig } from '../src/resource/policy.js';
+import { bearerContext } from '../src/server/bearer.js';
 import type { Connection } from '../src/sql/connect.js';
 import { openapiEndpoints } from './fixtures/openapi-endpoints.js';
 import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
-import type { InjectOptions } from './support/hosts.js';
-import { useRecordsService } from './support/records.js';
+import { type Host, hostNames, type InjectOptions, type InjectResponse, startHost } from './support/hosts.js';
+import { contextFromHeaders, type RecordsContext, useRecordsService } from './support/records.js';
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext's types.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -59,6 +61,50 @@ function responseChecker(document: OpenApiDocument) {
   };
 }
 
+/**
+ * The records suites' roles (`x-test-role`), and an Authorization header checked as the CLI's bearer
+ * hook checks it: a malformed or unsupported one is a 401, whatever the operation.
+ */
+const bearer = bearerContext({ secret: 'openapi-test-secret-not-used-to-sign-anything' });
+async function testContext(request: ContextRequest): Promise<RecordsContext | null> {
+  if (request.headers.authorization === undefined) return contextFromHeaders(request);
+  return ((await bearer(request)) as RecordsContext | undefined) ?? null;
+}
+
+/** Methods a path may not enable: the others of HTTP, and ones Fastify does not route by default. */
+const otherMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE', 'OPTIONS', 'QUERY'];
+
+/** A documented path with its parameters filled in (a record that exists: the 405 must not depend on it). */
+const concrete = (path: string) => path.replace('{id}', '1');
+
+/**
+ * Every method the document does not give a path is answered 405, with `Allow` naming the methods it
+ * does give (and HEAD with GET), in the envelope of `components.responses.MethodNotAllowed`.
+ */
+async function expectMethodsRefused(
+  host: Pick<Host, 'inject'>,
+  document: OpenApiDocument,
+  check: ReturnType<typeof responseChecker>,
+  methods: readonly string[],
+): Promise<void> {
+  for (const [path, item] of Object.entries(document.paths)) {
+    const documented = Object.keys(item).map((method) => method.toUpperCase());
+    const allow = documented.includes('GET') ? [...documented, 'HEAD'] : documented;
+    for (const method of methods.filter((candidate) => !documented.includes(candidate))) {
+      const label = `${method} ${path}`;
+      // A bad Authorization header too: which methods a path has does not depend on who asks.
+      const response: InjectResponse = await host.inject({
+        method,
+        url: concrete(path),
+        headers: { authorization: 'Basic x' },
+      });
+      expect(response.statusCode, `${label}: ${response.body}`).toBe(405);
+      expect(String(response.headers.allow).split(', ').sort(), label).toEqual([...allow].sort());
+      expect(check.componentErrors('MethodNotAllowed', response.json()), label).toEqual([]);
+    }
+  }
+}
+
 const schemaOf = (document: OpenApiDocument, name: string) => document.components.schemas[name] as Json;
 const props = (schema: Json) => schema.properties as Record<string, Json>;
 /** The `index`th member of a schema's `anyOf`. */
@@ -66,7 +112,10 @@ const alternative = (schema: Json | undefined, index: number) =>
   ((schema?.anyOf ?? []) as Json[])[index] as Json;
 
 describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) => {
-  const service = useRecordsService(dialect, 'openapi', { endpoints: openapiEndpoints });
+  const service = useRecordsService(dialect, 'openapi', {
+    endpoints: openapiEndpoints,
+    context: testContext,
+  });
   let document: OpenApiDocument;
   let check: ReturnType<typeof responseChecker>;
   const operation = (path: string, method: string) => document.paths[path]?.[method] as Json;
@@ -351,21 +400,72 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
     expect(refused.statusCode).toBe(405);
     expect(check.componentErrors('MethodNotAllowed', refused.json())).toEqual([]);
   });
+
+  it('answers every method a path does not enable with 405 and the documented Allow (TRACE, OPTIONS, QUERY, PROPFIND too)', async () => {
+    await expectMethodsRefused(service, document, check, [...otherMethods, 'PROPFIND']);
+    // The standalone server's probes are read-only the same way.
+    for (const method of ['TRACE', 'QUERY', 'POST']) {
+      const probe = await service.inject({ method, url: '/health/live' });
+      expect(probe.statusCode, method).toBe(405);
+      expect(probe.headers.allow).toBe('GET, HEAD');
+      expect(check.componentErrors('MethodNotAllowed', probe.json())).toEqual([]);
+    }
+  });
+
+  it('answers a malformed Authorization header with a documented 401 on every operation', async () => {
+    for (const [path, item] of Object.entries(document.paths))
+      for (const method of Object.keys(item)) {
+        const response = await service.inject({
+          method: method.toUpperCase(),
+          url: concrete(path),
+          headers: { authorization: 'Basic x' },
+          ...(method === 'post' || method === 'patch' ? { payload: {} } : {}),
+        });
+        expect(response.statusCode, `${method} ${path}: ${response.body}`).toBe(401);
+        expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+        expect(check.errors(path, method, 401, response.json()), `${method} ${path}`).toEqual([]);
+      }
+  });
+
 });
 
-describe('the demo configuration', () => {
-  const database = 'openapi_demo_sqlite';
-  let connection: Connection;
+/** A fresh SQLite database with the demo's tables and no rows, for the suite; dropped after it. */
+function useDemoDatabase(database: string): () => Connection {
+  let connection: Connection | undefined;
+  beforeAll(async () => {
+    connection = await freshDatabase('sqlite', database);
+    await dropSchema(connection);
+    await createSchema(connection);
+  });
   afterAll(async () => {
     await connection?.db.destroy();
     await dropDatabase('sqlite', database);
   });
+  return () => connection as Connection;
+}
+
+describe.each(hostNames.filter((name) => name !== 'standalone'))(
+  'methods a path does not enable, inside an application (%s, sqlite)',
+  (name) => {
+    const connection = useDemoDatabase(`openapi_methods_${name.replace(/-/g, '_')}`);
+    let host: Host | undefined;
+    // Registered after the database's: vitest runs after-hooks last-first, so the host closes first.
+    afterAll(async () => host?.close());
+
+    it('are answered 405 with the documented Allow, as by the standalone server', async () => {
+      const config = { ...demoConfig, setup: undefined, adminDir: undefined } as ServiceConfig;
+      host = await startHost(name, config, connection());
+      const document: OpenApiDocument = (await host.inject({ url: '/api/openapi.json' })).json();
+      await expectMethodsRefused(host, document, responseChecker(document), otherMethods);
+    });
+  },
+);
+
+describe('the demo configuration', () => {
+  const connection = useDemoDatabase('openapi_demo_sqlite');
 
   it('serves a valid OpenAPI 3.1 document', async () => {
-    connection = await freshDatabase('sqlite', database);
-    await dropSchema(connection);
-    await createSchema(connection);
-    const service = await createService({ config: demoConfig, connection });
+    const service = await createService({ config: demoConfig, connection: connection() });
     const response = await service.handle({ method: 'GET', url: '/api/openapi.json', headers: {} });
     expect(response?.status).toBe(200);
     const document = JSON.parse(String(response?.body)) as OpenApiDocument;

@@ -188,7 +188,12 @@ export async function createService<Ctx = unknown>(
   };
 
   /** A record's routes: read, update and delete at `:id`, restore at `:id/restore`; 405 for the rest. */
-  const recordRun = (method: string, target: RecordTarget, segment: string, restore: boolean): Run => {
+  const recordRun = (
+    method: string,
+    target: RecordTarget,
+    segment: string,
+    restore: boolean,
+  ): Run | ServiceResponse => {
     const { endpoint, records, one, may } = target;
     const name = endpoint.resource.name;
     const enabled = endpoint.actions;
@@ -200,10 +205,8 @@ export async function createService<Ctx = unknown>(
           ['DELETE', 'delete'],
         ];
     const action = allowed.find(([verb]) => verb === (method === 'HEAD' ? 'GET' : method))?.[1];
-    if (!action || !enabled.has(action)) {
-      const allow = allowed.filter(([, a]) => enabled.has(a)).map(([verb]) => verb);
-      return async () => methodNotAllowed(allow);
-    }
+    if (!action || !enabled.has(action))
+      return methodNotAllowed(allowed.filter(([, a]) => enabled.has(a)).map(([verb]) => verb));
     return async (request, ctx, rawQuery) => {
       await may(action, ctx);
       const id = decodeSegment(segment, name);
@@ -234,17 +237,16 @@ export async function createService<Ctx = unknown>(
     };
   };
 
-  /** The route a method and path name, with its run (`:id` segments bound). */
-  const match = (method: string, pathname: string): Run | undefined => {
+  /**
+   * The route a method and path name, with its run (`:id` segments bound), or the 405 of a path that
+   * does not enable the method (any method, TRACE, OPTIONS and QUERY included).
+   */
+  const match = (method: string, pathname: string): Run | ServiceResponse | undefined => {
     const methods = exact.get(pathname);
-    if (methods) {
-      const run = methods.get(method === 'HEAD' ? 'GET' : method);
-      return run ?? (async () => methodNotAllowed([...methods.keys()]));
-    }
-    if (listPaths.has(pathname)) {
-      // A list path whose list is not enabled (and no create there): only 405 remains.
-      return async () => methodNotAllowed([]);
-    }
+    if (methods)
+      return methods.get(method === 'HEAD' ? 'GET' : method) ?? methodNotAllowed([...methods.keys()]);
+    // A list path whose list is not enabled (and no create there): only 405 remains.
+    if (listPaths.has(pathname)) return methodNotAllowed([]);
     const restore = pathname.endsWith('/restore');
     const rest = restore ? pathname.slice(0, -'/restore'.length) : pathname;
     const cut = rest.lastIndexOf('/');
@@ -264,6 +266,9 @@ export async function createService<Ctx = unknown>(
       const pathname = index === -1 ? request.url : request.url.slice(0, index);
       const run = match(request.method, pathname);
       if (!run) return undefined;
+      // Which methods a path has does not depend on who asks: a 405 needs no context (and so no
+      // credentials: a bad Authorization header does not turn it into a 401).
+      if (typeof run !== 'function') return run;
       const response = await (async () => {
         try {
           const ctx = await contextOf(request);
@@ -294,8 +299,8 @@ interface RecordTarget {
   readonly may: (action: Action, ctx: unknown) => Promise<void>;
 }
 
-/** 405: the path exists, the method is not one of its enabled actions. */
-function methodNotAllowed(allow: readonly string[]): ServiceResponse {
+/** 405: the path exists, the method is not one of its enabled actions (hosts answer it for their own paths). */
+export function methodNotAllowed(allow: readonly string[]): ServiceResponse {
   const verbs = allow.includes('GET') ? [...allow, 'HEAD'] : [...allow];
   const message = `This method is not allowed here${verbs.length > 0 ? ` (allowed: ${verbs.join(', ')})` : ''}.`;
   return json(405, { message, errors: { method: [message] } }, { allow: verbs.join(', ') });

@@ -53,25 +53,35 @@ export const resourceQueryPlugin: FastifyPluginAsync<FastifyPluginOptions> = asy
     return reply.status(status).send({ message, errors: status === 413 ? { body: [message] } : {} });
   });
   const { context } = options;
+  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+    const response = await service.handle({
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      protocol: request.protocol,
+      body: async () => (typeof request.body === 'string' ? request.body : ''),
+      context: context ? () => context(request) : undefined,
+      signal: closedBeforeAnswer(reply.raw),
+      log: request.log,
+    });
+    if (!response) return reply.callNotFound();
+    return sendResponse(reply, response);
+  };
+  // A method the core never serves is a 405 whatever the request carries: answered before Fastify
+  // looks at the body (QUERY without a Content-Type would be its 400, a large PUT its 413).
+  instance.addHook('onRequest', async (request, reply) => {
+    if (!servedMethods.has(request.method)) return handle(request, reply);
+  });
   for (const route of service.routes)
     instance.route({
-      // Every method: the core answers the ones a path does not serve with 405 and `Allow`.
-      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      // Every method the application's Fastify routes (TRACE, OPTIONS, QUERY… included): the core
+      // answers the ones a path does not serve with 405 and `Allow`. HEAD comes with GET.
+      method: instance.supportedMethods.filter((method) => method !== 'HEAD'),
       url: route.path.slice(mounted.length),
       ...(route.bodyLimit > 0 && { bodyLimit: route.bodyLimit }),
-      handler: async (request, reply) => {
-        const response = await service.handle({
-          method: request.method,
-          url: request.url,
-          headers: request.headers,
-          protocol: request.protocol,
-          body: async () => (typeof request.body === 'string' ? request.body : ''),
-          context: context ? () => context(request) : undefined,
-          signal: closedBeforeAnswer(reply.raw),
-          log: request.log,
-        });
-        if (!response) return reply.callNotFound();
-        return sendResponse(reply, response);
-      },
+      handler: handle,
     });
 };
+
+/** The methods some route of the core may serve; any other is its 405 on every path. */
+const servedMethods = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'DELETE']);

@@ -61,10 +61,16 @@ const ref = (kind: 'schemas' | 'responses' | 'parameters', name: string) => ({
 /** The error responses, by status; each is the error envelope. */
 const errorResponses: Record<number, [string, string]> = {
   400: ['BadRequest', 'The request cannot be read (a body that is not JSON, an untrusted Host header).'],
-  401: ['Unauthorized', 'No identity, and the access rule of this action wants one (or a bad token).'],
+  401: [
+    'Unauthorized',
+    'An Authorization header that is malformed, invalid or expired (any operation), or no identity where the access rule of this action wants one.',
+  ],
   403: ['Forbidden', 'The access rule of this action refuses this identity.'],
   404: ['NotFound', 'No record with this id is visible here.'],
-  405: ['MethodNotAllowed', 'The path exists but the method is not one of its enabled actions (see Allow).'],
+  405: [
+    'MethodNotAllowed',
+    'The path exists but the method (any other: PUT, TRACE, OPTIONS, QUERY…) is not one of its enabled actions (see Allow). Answered before credentials are read.',
+  ],
   409: ['Conflict', 'A unique value is taken, or other records still reference this one.'],
   412: ['PreconditionFailed', 'If-Match names an ETag the record no longer has.'],
   415: ['UnsupportedMediaType', 'The body must be sent as application/json.'],
@@ -72,6 +78,15 @@ const errorResponses: Record<number, [string, string]> = {
   428: ['PreconditionRequired', 'This endpoint refuses writes without If-Match.'],
   503: ['Unavailable', 'The database is unavailable or the statement took too long; retry later.'],
 };
+
+/** `$ref`s to the error responses of these statuses, in order. */
+function responsesFor(statuses: readonly number[]): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    [...new Set(statuses)]
+      .sort((a, b) => a - b)
+      .map((status) => [String(status), ref('responses', errorResponses[status]?.[0] ?? '')]),
+  );
+}
 
 /** `users-loaded` → `UsersLoaded`. */
 function pascal(text: string): string {
@@ -90,6 +105,9 @@ const etagHeader = {
  */
 export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
   const { prefix, options } = input;
+  // Credentials are read before any route runs (the context hook, or the host's own context when it
+  // declares its schemes): a malformed or refused Authorization header is a 401 on every operation.
+  const identifies = input.authenticated || options?.securitySchemes !== undefined;
   const schemas: Record<string, JsonSchema> = { ErrorEnvelope: errorEnvelope };
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const resources: Record<string, ResourceSummary> = {};
@@ -153,12 +171,8 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
       input.authenticated ||
       policy.access?.[action] !== undefined ||
       !(action === 'list' || action === 'read');
-    const errors = (action: Action, ...statuses: number[]) => {
-      const all = [...(guarded(action) ? [401, 403] : []), ...statuses, 503].sort((a, b) => a - b);
-      return Object.fromEntries(
-        all.map((status) => [String(status), ref('responses', errorResponses[status]?.[0] ?? '')]),
-      );
-    };
+    const errors = (action: Action, ...statuses: number[]) =>
+      responsesFor([...(guarded(action) ? [401, 403] : identifies ? [401] : []), ...statuses, 503]);
     const csv = (name: string, values: string[], description: string) => ({
       name,
       in: 'query',
@@ -366,15 +380,19 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
           additionalProperties: false,
         }),
       },
-      ...(input.authenticated ? { '401': ref('responses', 'Unauthorized') } : {}),
-      '503': ref('responses', 'Unavailable'),
+      ...responsesFor([...(identifies ? [401] : []), 503]),
     },
   });
   operation(`${prefix}/openapi.json`, 'get', {
     tags: ['service'],
     summary: 'This document',
     operationId: 'openapi',
-    responses: { '200': { description: 'The OpenAPI 3.1 document.', ...json({ type: 'object' }) } },
+    responses: {
+      '200': { description: 'The OpenAPI 3.1 document.', ...json({ type: 'object' }) },
+      // The document is the same for everyone, but the credentials are read first (503: an identity
+      // provider's keys could not be fetched).
+      ...(identifies ? responsesFor([401, 503]) : {}),
+    },
   });
 
   const schemes =

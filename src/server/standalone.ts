@@ -1,8 +1,14 @@
-import { STATUS_CODES } from 'node:http';
+import { METHODS, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyCorsOptions } from '@fastify/cors';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { answerError } from '../core/answer.js';
+import { methodNotAllowed } from '../core/service.js';
 import { resourceQueryPlugin, sendResponse } from '../hosts/fastify.js';
 import type { ServiceConfig } from '../resource/policy.js';
 import type { Connection } from '../sql/connect.js';
@@ -39,6 +45,11 @@ export async function buildService<Ctx = unknown>(options: ServiceOptions<Ctx>):
     // parser would only do work that is thrown away.
     routerOptions: { querystringParser: () => ({}) },
   });
+  // Every method Node's parser reads reaches the routes, so that a path answers 405 with Allow for the
+  // ones it does not serve rather than 404 (Fastify knows only the common ones by default). CONNECT
+  // names a host, never a path.
+  for (const method of METHODS)
+    if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method);
   // Routes an application adds to this server (and errors past the service's own handling) answer in
   // the envelope too, database refusals included.
   app.setErrorHandler(async (error: unknown, request, reply) =>
@@ -55,8 +66,23 @@ export async function buildService<Ctx = unknown>(options: ServiceOptions<Ctx>):
     ...(options.cors && { cors: options.cors }),
   });
   registerHealth(app, connection);
-  if (config.adminDir)
+  const readOnly = ['/health/live', '/health/ready'];
+  if (config.adminDir) {
     await registerAdmin(app, config.adminDir, (config.prefix ?? '/api').replace(/\/$/, ''));
+    readOnly.push('/admin', '/admin/*');
+  }
+  // The probes and the admin UI's files are read-only: any other method there is a 405, as on the
+  // service's own paths.
+  const refuse = async (_request: FastifyRequest, reply: FastifyReply) =>
+    sendResponse(reply, methodNotAllowed(['GET']));
+  for (const url of readOnly)
+    app.route({
+      method: app.supportedMethods.filter((method) => method !== 'GET' && method !== 'HEAD'),
+      url,
+      // Before the body is read: its size or type must not turn the 405 into a 413 or 400.
+      onRequest: refuse,
+      handler: refuse,
+    });
   return app;
 }
 

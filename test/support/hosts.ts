@@ -1,5 +1,11 @@
 import { once } from 'node:events';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import express from 'express';
@@ -118,6 +124,7 @@ async function listening(listener: RequestListener): Promise<Host> {
   const { port } = server.address() as AddressInfo;
   return {
     async inject({ method = 'GET', url, headers = {}, payload }) {
+      if (fetchRefuses.has(method.toUpperCase())) return rawRequest(port, method, url, headers);
       const sent = { ...headers };
       let body: string | undefined;
       if (typeof payload === 'string') body = payload;
@@ -143,5 +150,30 @@ async function listening(listener: RequestListener): Promise<Host> {
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
+  };
+}
+
+/** Methods fetch will not send (the Fetch standard forbids them); node:http sends them as they are. */
+const fetchRefuses = new Set(['TRACE', 'TRACK', 'CONNECT']);
+
+async function rawRequest(
+  port: number,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+): Promise<InjectResponse> {
+  const request = httpRequest({ host: '127.0.0.1', port, method, path: url, headers });
+  request.end();
+  const [response] = (await once(request, 'response')) as [IncomingMessage];
+  let body = '';
+  for await (const chunk of response) body += String(chunk);
+  const responseHeaders: Record<string, string> = {};
+  for (const [key, value] of Object.entries(response.headers))
+    if (value !== undefined) responseHeaders[key] = Array.isArray(value) ? value.join(', ') : value;
+  return {
+    statusCode: response.statusCode ?? 0,
+    headers: responseHeaders,
+    body,
+    json: () => JSON.parse(body),
   };
 }
