@@ -427,6 +427,24 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
       }
   });
 
+  it('with all=true, takes per_page at its documented default and refuses the rest as its parameters say', async () => {
+    const parameters = operation('/api/users', 'get').parameters as Json[];
+    const param = (name: string) => parameters.find((candidate) => candidate.name === name) as Json;
+    const perPage = (param('per_page').schema as Json).default;
+    expect(perPage).toBe(15);
+    const all = await call({ url: `/api/users?all=true&per_page=${String(perPage)}` }, '/api/users', 200);
+    expect(Array.isArray(all)).toBe(true);
+    for (const [query, key] of [
+      ['per_page=16', 'per_page'],
+      ['page=1', 'page'],
+      ['pagination=simple', 'pagination'],
+      ['cursor=x', 'cursor'],
+    ] as const) {
+      const refused = await call({ url: `/api/users?all=true&${query}` }, '/api/users', 422);
+      expect(Object.keys(refused.errors as Json), query).toEqual([key]);
+      expect(String(param(key).description), key).toContain('all=true');
+    }
+  });
 });
 
 /** A fresh SQLite database with the demo's tables and no rows, for the suite; dropped after it. */

@@ -201,6 +201,9 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
     const about = (summary: string) => ({ tags: [tag], summary, ...(description ? { description } : {}) });
 
     if (actions.has('list')) {
+      const allowAll = endpoint.allowAll !== undefined;
+      // With all=true every paging parameter is refused (422); the description says so where it applies.
+      const withAll = allowAll ? '; not with all=true, 422' : '';
       const page = (name: string, schema: JsonSchema, text: string) => ({
         name,
         in: 'query',
@@ -229,24 +232,32 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
                 ),
               ]
             : []),
-          page('page', { type: 'integer', minimum: 1 }, 'Page number (length-aware and simple pagination).'),
+          page(
+            'page',
+            { type: 'integer', minimum: 1 },
+            `Page number (length-aware and simple pagination; not with pagination=cursor${withAll}).`,
+          ),
           page(
             'per_page',
             { type: 'integer', minimum: 1, maximum: endpoint.perPage.max, default: endpoint.perPage.default },
-            'Records per page.',
+            `Records per page.${allowAll ? ` With all=true only its default (${endpoint.perPage.default}), which changes nothing; any other value is a 422.` : ''}`,
           ),
           page(
             'pagination',
             { enum: ['simple', 'cursor'] },
-            'The envelope: absent for length-aware (with total), simple (no total), cursor (keyset).',
+            `The envelope: absent for length-aware (with total), simple (no total), cursor (keyset)${withAll}.`,
           ),
-          page('cursor', { type: 'string' }, 'With pagination=cursor: next_cursor or prev_cursor of a page.'),
-          ...(endpoint.allowAll !== undefined
+          page(
+            'cursor',
+            { type: 'string' },
+            `With pagination=cursor: next_cursor or prev_cursor of a page${withAll}.`,
+          ),
+          ...(allowAll
             ? [
                 page(
                   'all',
                   { type: 'boolean' },
-                  `Every matching record as a plain array${endpoint.allowAll === 'unlimited' ? '' : ` (at most ${endpoint.allowAll})`}.`,
+                  `Every matching record as a plain array${endpoint.allowAll === 'unlimited' ? '' : ` (at most ${endpoint.allowAll}, else 422)`}. Not combined with page, pagination, cursor, or per_page other than its default (422 keyed by that parameter).`,
                 ),
               ]
             : []),

@@ -53,8 +53,14 @@ function pageMode(
   if (all && !all.ok) errors.add('all', 'The all parameter takes true, false, 1 or 0.');
   if (all?.ok && all.value) {
     if (endpoint.allowAll === undefined) errors.add('all', 'all=true is not enabled for this endpoint.');
-    for (const param of ['page', 'per_page', 'pagination', 'cursor'] as const)
+    for (const param of ['page', 'pagination', 'cursor'] as const)
       if (params[param]) errors.add(param, `The ${param} parameter cannot be combined with all=true.`);
+    // per_page at its documented default means what its absence means (JSON Schema's `default`).
+    if (params.per_page && params.per_page !== String(endpoint.perPage.default))
+      errors.add(
+        'per_page',
+        `The per_page parameter cannot be combined with all=true (only its default, ${endpoint.perPage.default}, is accepted there).`,
+      );
     return endpoint.allowAll === undefined ? undefined : { kind: 'all', max: endpoint.allowAll };
   }
   const perPage = wholeNumber(
