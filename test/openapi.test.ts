@@ -12,7 +12,12 @@ import type { Connection } from '../src/sql/connect.js';
 import { openapiEndpoints } from './fixtures/openapi-endpoints.js';
 import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
 import { type Host, hostNames, type InjectOptions, type InjectResponse, startHost } from './support/hosts.js';
-import { contextFromHeaders, type RecordsContext, useRecordsService } from './support/records.js';
+import {
+  contextFromHeaders,
+  type RecordsContext,
+  recordsResources,
+  useRecordsService,
+} from './support/records.js';
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext's types.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -48,6 +53,15 @@ function responseChecker(document: OpenApiDocument) {
       return (validate.errors ?? []).map(
         (error) => `${error.instancePath} ${error.message} ${JSON.stringify(error.params)}`,
       );
+    },
+    /** A value against the document's `components.schemas.<name>` (a request body, a filter). */
+    schemaErrors(name: string, value: unknown): string[] {
+      const validate = ajv.compile({
+        $ref: `https://service.test/openapi.json#/${pointer('components', 'schemas', name)}`,
+      });
+      return validate(value)
+        ? []
+        : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
     },
     /** A response's body against the document's `components.responses.<name>`. */
     componentErrors(name: string, body: unknown): string[] {
@@ -111,8 +125,22 @@ const props = (schema: Json) => schema.properties as Record<string, Json>;
 const alternative = (schema: Json | undefined, index: number) =>
   ((schema?.anyOf ?? []) as Json[])[index] as Json;
 
+/**
+ * The records suites' resources, with users.department_id declared a 64-bit key (`big`): its bounds
+ * are the document's and validation's. (The demo's column is an int; no value past 32 bits reaches it.)
+ */
+const openapiResources = recordsResources.map((resource) =>
+  resource.name === 'users'
+    ? {
+        ...resource,
+        columns: { ...resource.columns, department_id: { type: 'integer' as const, big: true } },
+      }
+    : resource,
+);
+
 describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) => {
   const service = useRecordsService(dialect, 'openapi', {
+    resources: openapiResources,
     endpoints: openapiEndpoints,
     context: testContext,
   });
@@ -245,15 +273,20 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
     expect(create.required).toEqual(['name', 'email', 'status']);
     const p = props(create);
     expect(p.name).toMatchObject({ type: 'string', maxLength: 120 });
-    // Lengths validation enforces without a declaration are documented too: 255, 8+ for a password.
-    expect(p.email).toMatchObject({ type: 'string', format: 'email', maxLength: 255 });
-    expect(p.email?.minLength).toBeUndefined();
+    // Lengths validation enforces without a declaration are documented too: 255, 8+ for a password;
+    // a required input sent empty is refused as missing: at least 1.
+    expect(p.email).toMatchObject({ type: 'string', format: 'email', maxLength: 255, minLength: 1 });
     expect(p.status).toEqual({ enum: ['active', 'inactive', 'banned'] });
-    expect(p.password).toMatchObject({ type: 'string', minLength: 10, maxLength: 255 });
+    // An optional password sent empty is left as it is.
+    expect(alternative(p.password, 0)).toMatchObject({ type: 'string', minLength: 10, maxLength: 255 });
+    expect(alternative(p.password, 1)).toEqual({ enum: ['', null] });
     expect(props(schemaOf(document, 'PostsUpdate')).title).toMatchObject({ type: 'string', maxLength: 255 });
-    expect(p.score?.type).toBe('integer');
-    expect(p.balance?.type).toEqual(['number', 'null']);
-    expect(p.is_admin?.type).toEqual(['boolean', 'null']);
+    expect(p.score).toMatchObject({ type: 'integer', minimum: -2147483648, maximum: 2147483647 });
+    // NOT NULL columns with a default: optional, but never empty.
+    expect(p.balance).toMatchObject({ type: 'number', minimum: -9999999999.99, maximum: 9999999999.99 });
+    expect(p.is_admin).toEqual({ type: 'boolean' });
+    // A nullable column: empty ("" or null) clears it.
+    expect(alternative(p.birthday, 1)).toEqual({ enum: ['', null] });
     expect(create.additionalProperties).toBe(false);
     expect(schemaOf(document, 'UsersUpdate').required).toBeUndefined();
     const patchPosts = document.paths['/api/posts/{id}']?.patch as Json;
@@ -278,6 +311,144 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
       expect(check.errors(path, method, status, body), `${method} ${request.url}`).toEqual([]);
     return body;
   };
+
+  it('refuses a body the document refuses, and takes one it takes (create and PATCH)', async () => {
+    let n = 0;
+    const person = () => ({
+      name: 'Contract Person',
+      email: `contract-${dialect}-${++n}@example.com`,
+      status: 'active',
+      score: 1,
+    });
+    const creates: [string, Json][] = [
+      ['every required input', person()],
+      ['score omitted while shown (visibleWhen)', { ...person(), score: undefined }],
+      ['score omitted while hidden (banned)', { ...person(), status: 'banned', score: undefined }],
+      ['a required text sent empty', { ...person(), name: '' }],
+      ['null for a NOT NULL column with a default', { ...person(), balance: null }],
+      ['null for a NOT NULL boolean', { ...person(), is_admin: null }],
+      ['an email without a dot in its domain', { ...person(), email: '0@com' }],
+      ['a date before the year 1000', { ...person(), birthday: '0001-01-01' }],
+      ['a date of the year 1000', { ...person(), birthday: '1000-01-01' }],
+      ['a number past the column', { ...person(), balance: 1e300 }],
+      ['a decimal in range', { ...person(), balance: 10.5 }],
+      ['an integer past 32 bits', { ...person(), score: 2147483648 }],
+      ['the largest 32-bit integer', { ...person(), score: 2147483647 }],
+      ['a 64-bit key past 2^53 - 1', { ...person(), department_id: 2 ** 53 }],
+      ['empty for a nullable date', { ...person(), birthday: '' }],
+      ['null for a nullable date', { ...person(), birthday: null }],
+    ];
+    const patches: [string, Json][] = [
+      ['a required input sent null', { score: null }],
+      ['null for a NOT NULL column with a default', { balance: null }],
+      ['an email without a dot in its domain', { email: '0@com' }],
+      ['a date before the year 1000', { birthday: '0001-01-01' }],
+      ['a number past the column', { balance: -1e300 }],
+      ['an integer past 32 bits', { score: -2147483649 }],
+      ['a valid change', { balance: 12.5, birthday: '1999-12-31' }],
+    ];
+    // Every disagreement at once: the case, what the document says, what the service answered.
+    const disagreements: string[] = [];
+    const compare = async (
+      label: string,
+      schema: string,
+      request: InjectOptions,
+      path: string,
+      ok: number,
+    ) => {
+      const body = JSON.parse(JSON.stringify(request.payload)) as Json;
+      const valid = check.schemaErrors(schema, body).length === 0;
+      const response = await service.inject({ ...request, payload: body });
+      const status = response.statusCode;
+      if ((status === ok) !== valid || (status !== ok && status !== 422))
+        disagreements.push(
+          `${label}: the document says ${valid ? 'valid' : 'invalid'}, the service ${status}`,
+        );
+      else if (status === 422)
+        expect(check.errors(path, request.method?.toLowerCase() ?? 'get', 422, response.json())).toEqual([]);
+    };
+    const cases = [
+      ...creates.map(([label, payload]) => ({ label: `create, ${label}`, method: 'POST', payload })),
+      ...patches.map(([label, payload]) => ({ label: `PATCH, ${label}`, method: 'PATCH', payload })),
+    ];
+    for (const { label, method, payload } of cases)
+      await compare(
+        label,
+        method === 'POST' ? 'UsersCreate' : 'UsersUpdate',
+        { method, url: method === 'POST' ? '/api/users' : '/api/users/2', payload },
+        method === 'POST' ? '/api/users' : '/api/users/{id}',
+        method === 'POST' ? 201 : 200,
+      );
+    expect(disagreements).toEqual([]);
+  });
+
+  it('says each rule of an input the same way in the document and in the message', async () => {
+    const p = props(schemaOf(document, 'UsersCreate'));
+    const refusal = async (values: Json) => {
+      const body = await call(
+        {
+          method: 'POST',
+          url: '/api/users',
+          payload: { name: 'Rule', email: 'rule@example.com', status: 'active', score: 1, ...values },
+        },
+        '/api/users',
+        422,
+      );
+      return String(Object.values(body.errors as Record<string, string[]>)[0]?.[0]);
+    };
+    expect(await refusal({ score: 2147483648 })).toBe(
+      `The score field must be a whole number between ${String(p.score?.minimum)} and ${String(p.score?.maximum)}.`,
+    );
+    // A 64-bit key: the integers a JSON number holds exactly.
+    expect(alternative(p.department_id, 0)).toMatchObject({ minimum: -(2 ** 53 - 1), maximum: 2 ** 53 - 1 });
+    expect(await refusal({ department_id: 2 ** 53 })).toBe(
+      `The department field must be a whole number between -${2 ** 53 - 1} and ${2 ** 53 - 1}.`,
+    );
+    expect(await refusal({ balance: 1e300 })).toBe(
+      `The balance field must be between ${String(p.balance?.minimum)} and ${String(p.balance?.maximum)}.`,
+    );
+    expect(p.balance?.description).toBe('At most 2 decimal places.');
+    expect(await refusal({ balance: 1.005 })).toBe('The balance field must have at most 2 decimal places.');
+    expect(await refusal({ balance: 1e-7 })).toBe('The balance field must have at most 2 decimal places.');
+    expect(await refusal({ balance: null })).toBe('The balance field cannot be empty.');
+    expect(p.birthday?.description).toContain('years 1000 to 9999');
+    expect(await refusal({ birthday: '0999-12-31' })).toBe(
+      'The birthday field must be a date in the form YYYY-MM-DD (years 1000 to 9999).',
+    );
+    expect(p.email?.description).toBe('With a dot in its domain.');
+    // format: email alone takes 0@com (RFC 5321, and ajv-formats' fast mode): the pattern says no.
+    expect(new RegExp(String(p.email?.pattern)).test('0@com')).toBe(false);
+    expect(await refusal({ email: '0@com' })).toContain('with a dot in its domain');
+    expect(await refusal({ email: 'name@localhost' })).toBe(
+      'The email field must be a valid email address, with a dot in its domain (name@example.com).',
+    );
+    // The conditional requirement, as JSON Schema says it and as the message says it.
+    expect(schemaOf(document, 'UsersCreate').allOf).toEqual([
+      {
+        if: { not: { properties: { status: { const: 'banned' } }, required: ['status'] } },
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's then, never awaited.
+        then: { required: ['score'] },
+      },
+    ]);
+    expect(await refusal({ score: undefined })).toBe('The score field is required.');
+  });
+
+  it('bounds integer filters by the column, in the document and in the message', async () => {
+    const filter = props(schemaOf(document, 'UsersFilter'));
+    expect(alternative(filter.score, 0)).toEqual({
+      type: 'integer',
+      minimum: -2147483648,
+      maximum: 2147483647,
+    });
+    expect(check.schemaErrors('UsersFilter', { score: 2147483647 })).toEqual([]);
+    expect(check.schemaErrors('UsersFilter', { score: 2147483648 }).length).toBeGreaterThan(0);
+    expect(check.schemaErrors('UsersFilter', { score: { gte: -2147483649 } }).length).toBeGreaterThan(0);
+    await call({ url: '/api/users?filter[score]=2147483647' }, '/api/users', 200);
+    const refused = await call({ url: '/api/users?filter[score][gte]=-2147483649' }, '/api/users', 422);
+    expect((refused.errors as Record<string, string[]>)['filter.score']?.[0]).toContain(
+      'a whole number between -2147483648 and 2147483647',
+    );
+  });
 
   it('answers lists in every pagination mode as documented', async () => {
     const page = await call(

@@ -1,10 +1,12 @@
 import type { CompiledEndpoint } from '../plan/endpoint.js';
 import { operators, type TargetKind } from '../plan/operators.js';
+import { DATE_PATTERN, DECIMAL_LIMIT, decimalRange, integerRange } from '../plan/values.js';
 import type { TotalStrategy } from '../resource/policy.js';
 import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
 import type { ColumnType } from '../resource/types.js';
 import type { InputDeclaration, SchemaDocument, SchemaFilter } from '../schema/types.js';
-import { textLengths } from '../schema/update.js';
+import { EMAIL_PATTERN, textLengths } from '../schema/update.js';
+import type { VisibleWhen } from '../schema/visible-when.js';
 
 /** A JSON Schema (2020-12, OpenAPI 3.1's dialect) as plain data. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -109,19 +111,47 @@ export function recordSchema(endpoint: CompiledEndpoint): JsonSchema {
   ]);
 }
 
+/** The column a filter name reaches (`score`, `department.name`), when it names one. */
+function columnAt(resource: ResolvedResource, name: string): ResolvedColumn | undefined {
+  const segments = name.split('.');
+  let current = resource;
+  for (const segment of segments.slice(0, -1)) {
+    const relation = current.relations.get(segment);
+    if (!relation) return undefined;
+    current = relation.target;
+  }
+  return current.columns.get(segments.at(-1) ?? '');
+}
+
+/** The bounds validation puts on a number of this column, filter value or input (src/plan/values.ts). */
+function numberBounds(column: ResolvedColumn | undefined, kind: 'integer' | 'decimal'): JsonSchema {
+  if (kind === 'integer') {
+    const { min, max } = integerRange(column ?? { big: false });
+    return { type: 'integer', minimum: min, maximum: max };
+  }
+  return { type: 'number', minimum: -DECIMAL_LIMIT, maximum: DECIMAL_LIMIT };
+}
+
 /** What the value of one filter is, by the schema document's `value` (a column kind, json-path, …). */
-function filterValueSchema(filter: SchemaFilter): JsonSchema {
+function filterValueSchema(filter: SchemaFilter, column: ResolvedColumn | undefined): JsonSchema {
   const kind = filter.value as TargetKind | 'custom';
   if (kind === 'json-path') return { type: ['string', 'number', 'boolean'] };
   if (kind === 'datetime') return { type: 'string', description: 'YYYY-MM-DD or an ISO 8601 date-time.' };
   if (kind === 'custom' || kind === 'json') return {};
-  const schema = { ...valueSchemas[kind] };
+  if (kind === 'date') return dateSchema;
+  const schema =
+    kind === 'integer' || kind === 'decimal' ? numberBounds(column, kind) : { ...valueSchemas[kind] };
   if (filter.options && (kind === 'string' || kind === 'integer' || kind === 'decimal'))
     schema.enum = filter.options.map((option) => option.value);
   return schema;
 }
 
-const dateSchema: JsonSchema = { type: 'string', format: 'date' };
+const dateSchema: JsonSchema = {
+  type: 'string',
+  format: 'date',
+  pattern: DATE_PATTERN,
+  description: 'YYYY-MM-DD, years 1000 to 9999.',
+};
 const pair = (item: JsonSchema): JsonSchema => ({
   type: 'array',
   prefixItems: [item, item],
@@ -169,7 +199,7 @@ export function filterSchema(endpoint: CompiledEndpoint, filters: readonly Schem
   const properties: Record<string, JsonSchema> = {};
   const patternProperties: Record<string, JsonSchema> = {};
   for (const filter of filters) {
-    const value = filterValueSchema(filter);
+    const value = filterValueSchema(filter, columnAt(endpoint.resource, filter.name));
     let schema: JsonSchema;
     if (filter.value === 'custom')
       schema = { description: 'A custom filter: its value as the filter reads it.' };
@@ -200,12 +230,37 @@ export function filterSchema(endpoint: CompiledEndpoint, filters: readonly Schem
   };
 }
 
-/** One form input's value in a create or PATCH body (src/schema/update.ts checks the same). */
+type FormInput = SchemaDocument['form']['inputs'][number];
+
+/** A number input's value: the written column's kind and range, and its scale (src/schema/update.ts). */
+function numberInput(column: ResolvedColumn | undefined): { schema: JsonSchema; note?: string } {
+  if (column?.type === 'integer') return { schema: numberBounds(column, 'integer') };
+  if (column?.type !== 'decimal') return { schema: { type: 'number' } };
+  const { min, max } = decimalRange(column);
+  if (column.precision === undefined) return { schema: { type: 'number', minimum: min, maximum: max } };
+  const scale = column.scale ?? 0;
+  // A JSON Schema `multipleOf: 0.01` fails on binary fractions in most validators: the scale is said.
+  return scale === 0
+    ? { schema: { type: 'integer', minimum: min, maximum: max } }
+    : {
+        schema: { type: 'number', minimum: min, maximum: max },
+        note: `At most ${scale} decimal place${scale === 1 ? '' : 's'}.`,
+      };
+}
+
+/**
+ * One form input's value in a create or PATCH body, as src/schema/update.ts checks it. Empty (`""`
+ * or `null`) is refused for a required input (so text has `minLength` 1) and for a NOT NULL column;
+ * elsewhere it clears the column, or leaves a password as it is.
+ */
 function inputSchema(
-  input: SchemaDocument['form']['inputs'][number],
+  input: FormInput,
   declaration: InputDeclaration | undefined,
   resource: ResolvedResource,
 ): JsonSchema {
+  const column = resource.columns.get(declaration?.column ?? input.name);
+  const optional = !input.required && (input.type === 'password' || column?.nullable !== false);
+  const notes: string[] = [];
   let schema: JsonSchema;
   switch (input.type) {
     case 'checkbox':
@@ -216,34 +271,87 @@ function inputSchema(
       schema = { enum: (input.options ?? []).map((option) => option.value) };
       break;
     case 'date':
-      schema = dateSchema;
+      schema = { ...dateSchema };
       break;
     case 'number': {
-      const column = resource.columns.get(declaration?.column ?? input.name);
-      schema = { type: column?.type === 'integer' ? 'integer' : 'number' };
+      const number = numberInput(column);
+      schema = number.schema;
+      if (number.note) notes.push(number.note);
       break;
     }
     default: {
       // The lengths validation enforces, declared or default (255, 65,535 for a textarea, 8+ for a password).
       const { min, max } = textLengths(declaration ?? input);
+      const least = Math.max(min, optional ? 0 : 1);
       schema = {
         type: 'string',
-        ...(input.type === 'email' ? { format: 'email' } : {}),
-        ...(min > 0 ? { minLength: min } : {}),
+        ...(input.type === 'email'
+          ? { format: 'email', pattern: EMAIL_PATTERN, description: 'With a dot in its domain.' }
+          : {}),
+        ...(least > 0 ? { minLength: least } : {}),
         maxLength: max,
       };
     }
   }
-  if (declaration?.label !== undefined) schema.title = declaration.label;
   if (input.visibleWhen)
-    schema.description = `Only read when ${input.visibleWhen.field} ${input.visibleWhen.operator} ${JSON.stringify(input.visibleWhen.is)}.`;
-  // An optional input sent empty is written as NULL (a password sent empty is left as it is).
-  if (!input.required && input.type !== 'password')
-    return schema.enum ? { ...schema, enum: [...(schema.enum as unknown[]), null] } : orNull(schema);
-  return schema;
+    notes.push(
+      `Only read when ${input.visibleWhen.field} ${input.visibleWhen.operator ?? '==='} ${JSON.stringify(input.visibleWhen.is)} (else ignored).`,
+    );
+  if (optional)
+    schema = orEmpty(
+      schema,
+      input.type === 'password' ? 'leaves the password as it is' : 'clears the column (NULL)',
+    );
+  const described = [schema.description, ...notes].filter((note) => note !== undefined).join(' ');
+  return {
+    ...schema,
+    ...(declaration?.label !== undefined ? { title: declaration.label } : {}),
+    ...(described !== '' ? { description: described } : {}),
+  };
 }
 
-/** The body of POST (create) or PATCH (update): the form's inputs, nothing else. */
+/** A value, or empty (`""` or `null`) with what empty does. */
+function orEmpty(schema: JsonSchema, effect: string): JsonSchema {
+  const { description, ...value } = schema;
+  const plainText =
+    value.type === 'string' &&
+    value.minLength === undefined &&
+    value.format === undefined &&
+    value.pattern === undefined;
+  if (plainText) return { ...orNull(value), ...(description !== undefined ? { description } : {}) };
+  if (Array.isArray(value.enum)) return { enum: [...new Set([...value.enum, null, ''])] };
+  return {
+    anyOf: [value, { enum: ['', null] }],
+    description: [description, `Empty ("" or null) ${effect}.`]
+      .filter((note) => note !== undefined)
+      .join(' '),
+  };
+}
+
+/**
+ * When the server shows an input (src/schema/visible-when.ts) as a condition on the body: `true`
+ * always, `false` never, else a schema the body matches exactly when the input is shown.
+ */
+function shownWhen(visibleWhen: VisibleWhen | undefined): JsonSchema | boolean {
+  if (!visibleWhen) return true;
+  const { field, is } = visibleWhen;
+  const equal = { properties: { [field]: { const: is } }, required: [field] };
+  switch (visibleWhen.operator ?? '===') {
+    case '===':
+      return equal;
+    case '!==':
+      return { not: equal };
+    case 'in':
+      return Array.isArray(is) ? { properties: { [field]: { enum: is } }, required: [field] } : false;
+    default:
+      return true;
+  }
+}
+
+/**
+ * The body of POST (create) or PATCH (update): the form's inputs, nothing else. A required input that
+ * `visibleWhen` may hide is required when it is shown (`if`/`then`), as the server requires it.
+ */
 export function bodySchema(
   endpoint: CompiledEndpoint,
   document: SchemaDocument,
@@ -252,15 +360,20 @@ export function bodySchema(
   const declarations = endpoint.policy.schema?.form?.inputs ?? [];
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
+  const conditions: JsonSchema[] = [];
   document.form.inputs.forEach((input, index) => {
     properties[input.name] = inputSchema(input, declarations[index], endpoint.resource);
-    // An input hidden by visibleWhen is not required, so only the unconditional ones are.
-    if (mode === 'create' && input.required && !input.visibleWhen) required.push(input.name);
+    if (mode !== 'create' || !input.required) return;
+    const shown = shownWhen(input.visibleWhen);
+    if (shown === true) required.push(input.name);
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's then, never awaited.
+    else if (shown !== false) conditions.push({ if: shown, then: { required: [input.name] } });
   });
   return {
     type: 'object',
     properties,
     ...(required.length > 0 ? { required } : {}),
+    ...(conditions.length > 0 ? { allOf: conditions } : {}),
     additionalProperties: false,
   };
 }

@@ -8,6 +8,40 @@ const ok = <T>(value: T): Coerced<T> => ({ ok: true, value });
 const fail = (expected: string): Coerced<never> => ({ ok: false, expected });
 
 const INT32 = 2 ** 31;
+
+/**
+ * The whole numbers an integer column takes, in filters and inputs alike (and what the OpenAPI
+ * document gives as minimum and maximum): 32-bit, the common `int`; with `big`, what a JSON number
+ * holds exactly (±2^53 − 1: a 64-bit key beyond it could not be written without losing digits).
+ */
+export function integerRange(column: Pick<ResolvedColumn, 'big'>): { min: number; max: number } {
+  return column.big
+    ? { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }
+    : { min: -INT32, max: INT32 - 1 };
+}
+
+/**
+ * The largest magnitude of a decimal filter value or input without a declared precision: past it a
+ * double no longer holds every cent.
+ */
+export const DECIMAL_LIMIT = 1e15;
+
+/** The range a decimal input takes: its `numeric(precision, scale)` when declared, else ±DECIMAL_LIMIT. */
+export function decimalRange(column: Pick<ResolvedColumn, 'precision' | 'scale'>): {
+  min: number;
+  max: number;
+  /** The bound as written in messages (`9999999999.99`), exactly. */
+  text: string;
+} {
+  const { precision, scale = 0 } = column;
+  if (precision === undefined)
+    return { min: -DECIMAL_LIMIT, max: DECIMAL_LIMIT, text: String(DECIMAL_LIMIT) };
+  const text = `${'9'.repeat(precision - scale) || '0'}${scale > 0 ? `.${'9'.repeat(scale)}` : ''}`;
+  return { min: -Number(text), max: Number(text), text };
+}
+
+/** Dates of the years every engine stores, 1000 to 9999 (`coerceDate`), as a pattern beside `format: date`. */
+export const DATE_PATTERN = '^[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}$';
 const integerPattern = /^[+-]?\d+$/;
 const decimalPattern = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -76,16 +110,17 @@ export function coerceForColumn(column: ResolvedColumn, text: string): Coerced<S
     case 'string':
       return ok(text);
     case 'integer': {
-      const limit = column.big ? Number.MAX_SAFE_INTEGER : INT32;
+      const { min, max } = integerRange(column);
       const value = Number(text);
-      if (!integerPattern.test(text) || value >= limit || value < -limit)
-        return fail(column.big ? 'a whole number' : `a whole number between ${-INT32} and ${INT32 - 1}`);
+      if (!integerPattern.test(text) || value > max || value < min)
+        return fail(`a whole number between ${min} and ${max}`);
       return ok(value);
     }
     case 'decimal': {
       const value = Number(text);
-      if (!decimalPattern.test(text) || !Number.isFinite(value) || Math.abs(value) > 1e15)
-        return fail('a number');
+      if (!decimalPattern.test(text) || !Number.isFinite(value)) return fail('a number');
+      if (Math.abs(value) > DECIMAL_LIMIT)
+        return fail(`a number between -${DECIMAL_LIMIT} and ${DECIMAL_LIMIT}`);
       return ok(value);
     }
     case 'boolean':

@@ -1,5 +1,5 @@
 import { randomBytes, type ScryptOptions, scrypt } from 'node:crypto';
-import { coerceDate, coerceForColumn } from '../plan/values.js';
+import { coerceDate, coerceForColumn, decimalRange } from '../plan/values.js';
 import type { ResourceRecord } from '../resource/policy.js';
 import { ConfigurationError, type ResolvedColumn, type ResolvedResource } from '../resource/registry.js';
 import type { ErrorBag } from '../respond/error-bag.js';
@@ -22,8 +22,15 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
-// A pragmatic check (what browsers' type=email accepts), not RFC 5322.
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * An email address as validation takes it, and as the OpenAPI document states it (`pattern`, beside
+ * `format: email`): dot-separated atoms, `@`, and a domain of at least two labels. It is ajv-formats'
+ * `email` (full mode), with the domain's dot that its fast mode and browsers' type=email do not ask:
+ * `name@localhost` is refused. Letters either case (a JSON Schema pattern has no flags).
+ */
+export const EMAIL_PATTERN =
+  "^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$";
+const emailPattern = new RegExp(EMAIL_PATTERN);
 
 const defaultMaxLength: Partial<Record<InputDeclaration['type'], number>> = {
   text: 255,
@@ -94,20 +101,32 @@ export function bodyLimit(inputs: readonly FormInput[]): number {
   return bytes;
 }
 
+/** `1e-7` → `0.0000001`: JSON numbers in their shortest form, without an exponent, to count decimals. */
+function plainDecimal(value: number): string {
+  const text = String(Math.abs(value));
+  const match = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!match) return text;
+  const [, whole = '', fraction = '', exponent = '0'] = match;
+  const digits = `${whole}${fraction}`;
+  const point = whole.length + Number(exponent);
+  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${digits}${'0'.repeat(point - digits.length)}`;
+  return `${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
 /**
- * A value outside a declared `numeric(precision, scale)`: the same answer on every engine. More
- * decimals than the scale are refused, not rounded: a stored value is never one the client did not send.
+ * A number a decimal column cannot take: out of its range (`numeric(precision, scale)` when declared,
+ * else ±10^15), or with more decimals than its scale — refused, not rounded: a stored value is never
+ * one the client did not send. The same answer on every engine.
  */
-function decimalProblem(column: ResolvedColumn, text: string): string | undefined {
+function decimalProblem(column: ResolvedColumn, value: number): string | undefined {
+  const { min, max, text } = decimalRange(column);
+  if (value < min || value > max) return `be between -${text} and ${text}`;
   const { precision, scale = 0 } = column;
   if (precision === undefined) return undefined;
-  const [whole = '', fraction = ''] = text.replace(/^[+-]/, '').split('.');
+  const [, fraction = ''] = plainDecimal(value).split('.');
   if (fraction.replace(/0+$/, '').length > scale)
     return scale === 0 ? 'be a whole number' : `have at most ${scale} decimal place${scale === 1 ? '' : 's'}`;
-  if (whole.replace(/^0+/, '').length > precision - scale) {
-    const largest = `${'9'.repeat(precision - scale) || '0'}${scale > 0 ? `.${'9'.repeat(scale)}` : ''}`;
-    return `be between -${largest} and ${largest}`;
-  }
   return undefined;
 }
 
@@ -144,8 +163,11 @@ export async function planUpdate(
     }
     const value = body[name];
     if (isEmpty(value)) {
+      // Empty clears the column (NULL), which a NOT NULL column cannot be: refused here, named.
       if (declaration.required) errors.add(name, `The ${label} field is required.`);
-      else if (declaration.type !== 'password') values[column.name] = null;
+      else if (declaration.type === 'password') continue;
+      else if (!column.nullable) errors.add(name, `The ${label} field cannot be empty.`);
+      else values[column.name] = null;
       continue;
     }
     const checked = checkValue(declaration, column, value, label);
@@ -176,15 +198,17 @@ function checkValue(
         ? { value }
         : `The ${label} field must be one of: ${input.options?.map((option) => option.value).join(', ')}.`;
     case 'date': {
-      const date = typeof value === 'string' ? coerceDate(value) : undefined;
-      return date?.ok ? { value: date.value } : `The ${label} field must be a date (YYYY-MM-DD).`;
+      const date = coerceDate(typeof value === 'string' ? value : '');
+      return date.ok ? { value: date.value } : `The ${label} field must be ${date.expected}.`;
     }
     case 'number': {
-      const result = typeof value === 'number' ? coerceForColumn(column, String(value)) : undefined;
-      if (!result?.ok)
-        return `The ${label} field must be ${result?.ok === false ? result.expected : 'a number'}.`;
-      const problem = decimalProblem(column, String(value));
-      return problem ? `The ${label} field must ${problem}.` : { value: result.value };
+      if (typeof value !== 'number' || !Number.isFinite(value)) return `The ${label} field must be a number.`;
+      if (column.type === 'decimal') {
+        const problem = decimalProblem(column, value);
+        return problem ? `The ${label} field must ${problem}.` : { value };
+      }
+      const result = coerceForColumn(column, String(value));
+      return result.ok ? { value: result.value } : `The ${label} field must be ${result.expected}.`;
     }
     default: {
       if (typeof value !== 'string') return `The ${label} field must be a string.`;
@@ -193,7 +217,7 @@ function checkValue(
       if (value.length > max) return `The ${label} field must not be longer than ${max} characters.`;
       if (value.length < min) return `The ${label} field must be at least ${min} characters.`;
       if (input.type === 'email' && !emailPattern.test(value))
-        return `The ${label} field must be a valid email address.`;
+        return `The ${label} field must be a valid email address, with a dot in its domain (name@example.com).`;
       return { value };
     }
   }

@@ -296,7 +296,9 @@ describe('admin UI (Chromium)', () => {
     expect((await patched).postDataJSON()).toEqual({ email: 'not-an-email' }); // only the changed field
     expect((await patched).headers().authorization).toBe(`Bearer ${demoTokens.editor}`);
     const emailError = page.getByTestId('field-email').getByTestId('error-email');
-    await expect.poll(() => emailError.textContent()).toBe('The email field must be a valid email address.');
+    await expect
+      .poll(() => emailError.textContent())
+      .toBe('The email field must be a valid email address, with a dot in its domain (name@example.com).');
     expect(await email.getAttribute('aria-invalid')).toBe('true');
     expect(await email.getAttribute('aria-describedby')).toBe('input-email-error');
     await screenshot('email-error');
