@@ -117,15 +117,23 @@ export const CANCEL_GRACE_MS = 1000;
  * bound that holds when the network is silent.
  */
 export function cancelThenClose(cancel: (delivered: () => void) => void, close: () => void): void {
-  let closed = false;
-  const closeOnce = () => {
-    if (closed) return;
-    closed = true;
+  cancel(onceWithin(CANCEL_GRACE_MS, close));
+}
+
+/**
+ * `action`, run once: when the returned function is first called, or after `ms` if it is not called
+ * by then (a peer that never answers). Bounds each step of stopping a statement.
+ */
+export function onceWithin(ms: number, action: () => void): () => void {
+  let done = false;
+  const run = () => {
+    if (done) return;
+    done = true;
     clearTimeout(timer);
-    close();
+    action();
   };
-  const timer = setTimeout(closeOnce, CANCEL_GRACE_MS);
-  cancel(closeOnce);
+  const timer = setTimeout(run, ms);
+  return run;
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   type DynamicDb,
   jsonPathString,
   networkErrorCodes,
+  onceWithin,
   QueryCancelled,
   type Refusal,
   type Row,
@@ -165,15 +166,10 @@ export const mysql: SqlDialect = {
     const kill = (threadId: number | null, delivered: () => void) => {
       if (threadId === null) return delivered();
       const killer = createConnection({ uri: url, connectTimeout: acquireTimeoutMs });
-      let finished = false;
-      const finish = () => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(timer);
+      const finish = onceWithin(CANCEL_GRACE_MS, () => {
         (killer as unknown as { stream: { destroy(): void } }).stream.destroy();
         delivered();
-      };
-      const timer = setTimeout(finish, CANCEL_GRACE_MS);
+      });
       killer.on('error', finish);
       killer.query('KILL QUERY ?', [threadId], finish);
     };

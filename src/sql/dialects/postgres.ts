@@ -6,6 +6,7 @@ import {
   currentStatementOptions,
   insertReturning,
   networkErrorCodes,
+  onceWithin,
   QueryCancelled,
   type Refusal,
   type Row,
@@ -51,15 +52,10 @@ interface ClientInternals {
 function sendCancel(client: pg.Client, delivered: () => void): void {
   const { processID, secretKey, host, port } = client as unknown as ClientInternals;
   const { connection } = new pg.Client({ host, port }) as unknown as { connection: CancelConnection };
-  let finished = false;
-  const finish = () => {
-    if (finished) return;
-    finished = true;
-    clearTimeout(timer);
+  const finish = onceWithin(CANCEL_GRACE_MS, () => {
     connection.stream.destroy();
     delivered();
-  };
-  const timer = setTimeout(finish, CANCEL_GRACE_MS);
+  });
   connection.on('error', finish);
   connection.on('end', finish);
   connection.on('connect', () => connection.cancel(processID, secretKey));
@@ -93,11 +89,12 @@ class UtcClient extends pg.Client {
 
   // biome-ignore lint/suspicious/noExplicitAny: pg's query has a dozen overloads; this passes them through.
   override query(...args: any[]): any {
-    const options = currentStatementOptions();
-    const callbackForm = typeof args[args.length - 1] === 'function';
     // biome-ignore lint/suspicious/noExplicitAny: as above.
     const run = () => (super.query as (...a: any[]) => any).apply(this, args);
-    if (!options?.timeoutMs || callbackForm) return run();
+    // The callback form is the service's own reads (`run`), which watch their statements themselves.
+    if (typeof args[args.length - 1] === 'function') return run();
+    const options = currentStatementOptions();
+    if (!options?.timeoutMs) return run();
     const watch = watchRun(options, () => stopStatement(this));
     return (run() as Promise<unknown>).then(
       (result) => {
