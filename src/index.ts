@@ -6,13 +6,15 @@ export type {
   ServiceRoute,
 } from './core/exchange.js';
 export { type CreateServiceOptions, createService, type ResourceService } from './core/service.js';
+export { ErrorBag, type ErrorEnvelope } from './errors/error-bag.js';
+export { FilterValueError } from './errors/filter-value-error.js';
+export { RequestError } from './errors/request-error.js';
 export { type FastifyPluginOptions, resourceQueryPlugin } from './hosts/fastify.js';
 export { type InitOptions, type InitResult, init } from './init/index.js';
 export { buildOpenApi, type OpenApiDocument, renderTypes } from './openapi/index.js';
 export { type OperatorName, operatorNames } from './plan/operators.js';
 export type { Limits } from './request/limits.js';
 export { defaultLimits } from './request/limits.js';
-export { FilterValueError } from './resource/filter-value-error.js';
 export {
   type AccessRule,
   type AccessRules,
@@ -36,7 +38,6 @@ export {
 export { ConfigurationError } from './resource/registry.js';
 export { belongsTo, belongsToMany, hasMany, hasOne } from './resource/relations.js';
 export type * from './resource/types.js';
-export { ErrorBag, type ErrorEnvelope, RequestError } from './respond/error-bag.js';
 export { type BearerOptions, bearerContext, bearerOptionsFrom } from './server/bearer.js';
 export { buildService, type ServiceOptions } from './server/standalone.js';
 export { type Connection, connect, dialectFor } from './sql/connect.js';

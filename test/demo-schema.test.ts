@@ -13,7 +13,7 @@ import {
   dropSchema,
 } from '../examples/demo/schema.js';
 import { type DemoRow, demoData, isSeeded, seedDemo } from '../examples/demo/seed.js';
-import { FilterValueError } from '../src/resource/filter-value-error.js';
+import { FilterValueError } from '../src/errors/filter-value-error.js';
 import type {
   CustomFilterCallback,
   DynamicExpressionBuilder,

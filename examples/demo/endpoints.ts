@@ -1,4 +1,4 @@
-import { FilterValueError } from '../../src/resource/filter-value-error.js';
+import { FilterValueError } from '../../src/errors/filter-value-error.js';
 import { defineEndpoint, Filter } from '../../src/resource/policy.js';
 import { type DemoContext, editorsOnly } from './auth.js';
 

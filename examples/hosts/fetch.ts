@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
+import { RequestError } from '../../src/errors/request-error.js';
 import { createFetchHandler } from '../../src/hosts/fetch.js';
-import { RequestError } from '../../src/respond/error-bag.js';
 import type { Connection } from '../../src/sql/connect.js';
 import { runWhenMain, type Started, type StartOptions, started } from './run.js';
 import { type AppUser, tenancyConfig, userForApiKey } from './tenancy.js';

@@ -1,5 +1,5 @@
+import { RequestError } from '../errors/request-error.js';
 import type { Action, EndpointPolicy } from '../resource/policy.js';
-import { RequestError } from '../respond/error-bag.js';
 
 /** Reading is open unless a rule closes it; writing is closed unless a rule opens it. */
 const openByDefault: Record<Action, boolean> = {

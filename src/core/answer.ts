@@ -1,5 +1,5 @@
-import { RequestError } from '../respond/error-bag.js';
-import { refusalError, timeoutError } from '../respond/refusal.js';
+import { refusalError, timeoutError } from '../errors/refusal.js';
+import { RequestError } from '../errors/request-error.js';
 import type { Connection } from '../sql/connect.js';
 import { QueryCancelled, QueryTimeout } from '../sql/dialect.js';
 import { json, type ServiceLogger, type ServiceResponse } from './exchange.js';

@@ -1,3 +1,5 @@
+import { ErrorBag } from '../errors/error-bag.js';
+import { RequestError } from '../errors/request-error.js';
 import { loadIncludes } from '../load/includes.js';
 import { authorize } from '../plan/authorize.js';
 import { BoundedMap } from '../plan/bounded-map.js';
@@ -10,7 +12,6 @@ import type { FieldInput } from '../request/list-request.js';
 import { parseListQuery } from '../request/parse.js';
 import type { ResourceRecord } from '../resource/policy.js';
 import { type ResolvedColumn, reachesScope } from '../resource/registry.js';
-import { ErrorBag, RequestError } from '../respond/error-bag.js';
 import {
   boundedEstimate,
   lengthAwarePage,

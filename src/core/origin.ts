@@ -1,4 +1,4 @@
-import { RequestError } from '../respond/error-bag.js';
+import { RequestError } from '../errors/request-error.js';
 import type { ServiceRequest } from './exchange.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { RequestError } from '../respond/error-bag.js';
+import { RequestError } from '../errors/request-error.js';
 
 function tooLarge(limit: number): RequestError {
   return RequestError.single(413, 'body', `The body is larger than the ${limit} bytes this route accepts.`);

@@ -378,7 +378,7 @@ export function bodySchema(
   };
 }
 
-/** The error envelope of every 4xx and 503 (src/respond/error-bag.ts). */
+/** The error envelope of every 4xx and 503 (src/errors/error-bag.ts). */
 export const errorEnvelope: JsonSchema = {
   type: 'object',
   properties: {

@@ -1,7 +1,7 @@
+import { ErrorBag } from '../errors/error-bag.js';
 import type { ClauseInput, FieldInput, ListRequest } from '../request/list-request.js';
 import type { ResolvedRelation } from '../resource/registry.js';
 import { ConfigurationError } from '../resource/registry.js';
-import { ErrorBag } from '../respond/error-bag.js';
 import { checkCursorValues, decodeCursor } from './cursor.js';
 import { type CompiledEndpoint, parseSort, relationPath } from './endpoint.js';
 import { buildConditions, notAllowedMessage, resolveFilter } from './filters.js';

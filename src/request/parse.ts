@@ -1,5 +1,5 @@
 import qs from 'qs';
-import type { ErrorBag } from '../respond/error-bag.js';
+import type { ErrorBag } from '../errors/error-bag.js';
 import { decodeQueryComponent } from './decode.js';
 import type { Limits } from './limits.js';
 import {

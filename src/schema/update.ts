@@ -1,8 +1,8 @@
 import { randomBytes, type ScryptOptions, scrypt } from 'node:crypto';
+import type { ErrorBag } from '../errors/error-bag.js';
 import { coerceDate, coerceForColumn, decimalRange } from '../plan/values.js';
 import type { ResourceRecord } from '../resource/policy.js';
 import { ConfigurationError, type ResolvedColumn, type ResolvedResource } from '../resource/registry.js';
-import type { ErrorBag } from '../respond/error-bag.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { storedBoolean } from '../sql/storage.js';
 import type { InputDeclaration } from './types.js';

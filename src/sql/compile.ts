@@ -1,4 +1,6 @@
 import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { isFilterValueError } from '../errors/filter-value-error.js';
+import { RequestError } from '../errors/request-error.js';
 import type {
   Condition,
   CursorValue,
@@ -8,11 +10,9 @@ import type {
   Scalar,
   SortTerm,
 } from '../plan/list-plan.js';
-import { isFilterValueError } from '../resource/filter-value-error.js';
 import type { EndpointPolicy } from '../resource/policy.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
-import { RequestError } from '../respond/error-bag.js';
 import { type DynamicDb, escapeLike, type SqlDialect } from './dialect.js';
 import { visibleSelection } from './selection.js';
 import { type Param, param, type Slot, type SlotRowsOptions, type SlotValues } from './slots.js';

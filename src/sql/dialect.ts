@@ -10,6 +10,7 @@ import {
   sql,
   type TransactionSettings,
 } from 'kysely';
+import type { Refusal } from '../errors/refusal.js';
 
 /** Kysely over a schema known only at run time (tables come from resource definitions). */
 // biome-ignore lint/suspicious/noExplicitAny: the database schema is described by resource definitions, not by types.
@@ -317,25 +318,6 @@ export interface RowEstimate {
   explain(sql: string): string;
   read(answer: readonly Row[]): number | undefined;
 }
-
-/**
- * What a database's refusal means for the client, whatever engine said it: the service is unavailable
- * (no connection, the server going away, a lock it cannot get), or the request's data broke a rule of
- * the table — with the columns concerned where the engine names them.
- */
-export type Refusal =
-  | { readonly kind: 'unavailable' }
-  | {
-      readonly kind:
-        | 'unique'
-        | 'foreign-key'
-        | 'not-null'
-        | 'too-long'
-        | 'out-of-range'
-        | 'check'
-        | 'invalid';
-      readonly columns: readonly string[];
-    };
 
 /** Network failures of the drivers: the database cannot be reached (or went away mid-query). */
 export const networkErrorCodes = new Set([

@@ -17,12 +17,12 @@ import {
 import { endpoints } from '../../examples/demo/endpoints.js';
 import { resources } from '../../examples/demo/resources.js';
 import { buildListQuery } from '../../src/client/index.js';
+import { ErrorBag } from '../../src/errors/error-bag.js';
 import { authorize } from '../../src/plan/authorize.js';
 import { compileEndpoint } from '../../src/plan/endpoint.js';
 import { parseListQuery } from '../../src/request/parse.js';
 import type { EndpointPolicy } from '../../src/resource/policy.js';
 import { resolveResources } from '../../src/resource/registry.js';
-import { ErrorBag } from '../../src/respond/error-bag.js';
 import { buildSchemaDocument } from '../../src/schema/document.js';
 
 const users = endpoints[0] as EndpointPolicy;

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { resources } from '../../examples/demo/resources.js';
 import { createSchema, dropSchema } from '../../examples/demo/schema.js';
-import { FilterValueError } from '../../src/resource/filter-value-error.js';
+import { FilterValueError } from '../../src/errors/filter-value-error.js';
 import { defineEndpoint, Filter, type ServiceConfig } from '../../src/resource/policy.js';
 import type { Connection } from '../../src/sql/connect.js';
 import type { DialectName } from '../../src/sql/dialect.js';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { resources } from '../../examples/demo/resources.js';
+import { ErrorBag } from '../../src/errors/error-bag.js';
 import { authorize } from '../../src/plan/authorize.js';
 import { type CompiledEndpoint, compileEndpoint } from '../../src/plan/endpoint.js';
 import type { FilterNode, ListPlan } from '../../src/plan/list-plan.js';
 import type { Limits } from '../../src/request/limits.js';
 import { parseListQuery } from '../../src/request/parse.js';
 import { resolveResources } from '../../src/resource/registry.js';
-import { ErrorBag } from '../../src/respond/error-bag.js';
 import { testEndpoints } from '../support/service.js';
 
 const resolved = resolveResources(resources);

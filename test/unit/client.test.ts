@@ -15,6 +15,7 @@ import {
   recordUrl,
   restoreRecord,
 } from '../../src/client/index.js';
+import { ErrorBag } from '../../src/errors/error-bag.js';
 import { authorize } from '../../src/plan/authorize.js';
 import { encodeCursor } from '../../src/plan/cursor.js';
 import { compileEndpoint } from '../../src/plan/endpoint.js';
@@ -23,7 +24,6 @@ import { operatorNames } from '../../src/plan/operators.js';
 import { parseListQuery } from '../../src/request/parse.js';
 import type { EndpointPolicy } from '../../src/resource/policy.js';
 import { resolveResources } from '../../src/resource/registry.js';
-import { ErrorBag } from '../../src/respond/error-bag.js';
 import { isVisible as serverIsVisible } from '../../src/schema/visible-when.js';
 
 const users = endpoints[0];

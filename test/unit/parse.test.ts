@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { ErrorBag } from '../../src/errors/error-bag.js';
 import { defaultLimits, type Limits } from '../../src/request/limits.js';
 import type { ListRequest } from '../../src/request/list-request.js';
 import { parseListQuery } from '../../src/request/parse.js';
-import { ErrorBag } from '../../src/respond/error-bag.js';
 
 function parse(
   query: string,

@@ -1,13 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resources } from '../../examples/demo/resources.js';
+import { ErrorBag } from '../../src/errors/error-bag.js';
+import { RequestError } from '../../src/errors/request-error.js';
 import { authorize } from '../../src/plan/authorize.js';
 import { compileEndpoint } from '../../src/plan/endpoint.js';
 import type { CursorValue } from '../../src/plan/list-plan.js';
 import { parseListQuery } from '../../src/request/parse.js';
 import { defineEndpoint } from '../../src/resource/policy.js';
 import { resolveResources } from '../../src/resource/registry.js';
-import { ErrorBag, RequestError } from '../../src/respond/error-bag.js';
 import { type Connection, connect } from '../../src/sql/connect.js';
 import type { Statement } from '../../src/sql/dialect.js';
 import { PreparedQueries, type RowsOptions } from '../../src/sql/prepared.js';

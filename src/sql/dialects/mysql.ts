@@ -1,5 +1,6 @@
 import { Kysely, MysqlDialect, sql } from 'kysely';
 import { createConnection, createPool, type Pool, type PoolConnection } from 'mysql2';
+import type { Refusal } from '../../errors/refusal.js';
 import {
   CANCEL_GRACE_MS,
   cancelThenClose,
@@ -9,7 +10,6 @@ import {
   networkErrorCodes,
   onceWithin,
   QueryCancelled,
-  type Refusal,
   type Row,
   type SqlDialect,
   watchRun,

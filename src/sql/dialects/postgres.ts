@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
+import type { Refusal } from '../../errors/refusal.js';
 import {
   CANCEL_GRACE_MS,
   cancelThenClose,
@@ -8,7 +9,6 @@ import {
   networkErrorCodes,
   onceWithin,
   QueryCancelled,
-  type Refusal,
   type Row,
   type SqlDialect,
   watchRun,

@@ -8,15 +8,9 @@ import {
   SqliteDriver,
   sql,
 } from 'kysely';
+import type { Refusal } from '../../errors/refusal.js';
 import { BoundedMap } from '../../plan/bounded-map.js';
-import {
-  insertReturning,
-  jsonPathString,
-  type Refusal,
-  type Row,
-  type SqlDialect,
-  type Statement,
-} from '../dialect.js';
+import { insertReturning, jsonPathString, type Row, type SqlDialect, type Statement } from '../dialect.js';
 import { objectMaker } from '../object-maker.js';
 import { spaceText } from '../storage.js';
 

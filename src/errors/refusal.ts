@@ -1,5 +1,23 @@
-import type { Refusal } from '../sql/dialect.js';
-import { RequestError } from './error-bag.js';
+import { RequestError } from './request-error.js';
+
+/**
+ * What a database's refusal means for the client, whatever engine said it: the service is unavailable
+ * (no connection, the server going away, a lock it cannot get), or the request's data broke a rule of
+ * the table — with the columns concerned where the engine names them.
+ */
+export type Refusal =
+  | { readonly kind: 'unavailable' }
+  | {
+      readonly kind:
+        | 'unique'
+        | 'foreign-key'
+        | 'not-null'
+        | 'too-long'
+        | 'out-of-range'
+        | 'check'
+        | 'invalid';
+      readonly columns: readonly string[];
+    };
 
 /** Seconds a client is asked to wait before retrying a request the database could not serve. */
 export const RETRY_AFTER_SECONDS = 5;
