@@ -1,5 +1,6 @@
 import { resources } from '../examples/demo/resources.js';
-import { defineConfig, defineEndpoint, type EndpointPolicy } from '../src/resource/policy.js';
+import { defineEndpoint, type EndpointPolicy } from '../src/resource/policy.js';
+import { defineConfig } from '../src/server/config.js';
 
 /**
  * The service side of the benchmark: the demo's resources, a users endpoint allowing Q1–Q11, newest

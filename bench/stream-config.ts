@@ -1,4 +1,5 @@
-import { defineConfig, defineEndpoint, defineResource } from '../src/resource/policy.js';
+import { defineEndpoint, defineResource } from '../src/resource/policy.js';
+import { defineConfig } from '../src/server/config.js';
 
 /** The table of the all=true streaming benchmark: one million narrow rows. */
 export const items = defineResource({

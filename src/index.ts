@@ -24,8 +24,6 @@ export {
   type ContextRequest,
   type CustomFilter,
   type DefaultFilter,
-  type DefaultFilterValue,
-  defineConfig,
   defineEndpoint,
   defineResource,
   type EndpointPolicy,
@@ -37,8 +35,10 @@ export {
 } from './resource/policy.js';
 export { ConfigurationError } from './resource/registry.js';
 export { belongsTo, belongsToMany, hasMany, hasOne } from './resource/relations.js';
+export type * from './resource/schema-declaration.js';
 export type * from './resource/types.js';
 export { type BearerOptions, bearerContext, bearerOptionsFrom } from './server/bearer.js';
+export { defineConfig, type StandaloneConfig } from './server/config.js';
 export { buildService, type ServiceOptions } from './server/standalone.js';
 export { type Connection, connect, dialectFor } from './sql/connect.js';
 export type { ConnectOptions, DialectName, SqlDialect } from './sql/dialect.js';

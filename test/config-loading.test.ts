@@ -12,9 +12,8 @@ import { connect } from '../src/sql/connect.js';
 
 const repository = dirname(dirname(fileURLToPath(import.meta.url)));
 
-/** `from '…'` for the repository's src/resource/policy.ts, relative to `dir`, as a user's project would write it. */
-const policyFrom = (dir: string) =>
-  relative(dir, join(repository, 'src/resource/policy.js')).split('\\').join('/');
+/** `from '…'` for the repository's public entry (src/index.ts), relative to `dir`, as a user's project would write it. */
+const packageFrom = (dir: string) => relative(dir, join(repository, 'src/index.js')).split('\\').join('/');
 
 /** A configuration with types TypeScript alone understands (an interface, annotations). */
 const typedConfig = (from: string) => `
@@ -47,7 +46,7 @@ describe('loading a configuration module', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('loads a .ts file with types, importing the package’s source by relative path', async () => {
-    const file = write('rqs.config.ts', typedConfig(policyFrom(dir)));
+    const file = write('rqs.config.ts', typedConfig(packageFrom(dir)));
     const config = await loadConfig(file);
     expect(config.resources.map((resource) => resource.name)).toEqual(['items']);
     expect(config.examples).toEqual(['/api/items']);
@@ -56,7 +55,7 @@ describe('loading a configuration module', () => {
   });
 
   it('loads .mts and .cts files (export default, and export =)', async () => {
-    const mts = await loadConfig(write('rqs.config.mts', typedConfig(policyFrom(dir))));
+    const mts = await loadConfig(write('rqs.config.mts', typedConfig(packageFrom(dir))));
     expect(mts.resources).toHaveLength(1);
     const cts = await loadConfig(
       write(

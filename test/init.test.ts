@@ -20,8 +20,8 @@ import {
   type ResourcePlan,
 } from '../src/init/index.js';
 import { datetimeShape } from '../src/init/plan.js';
-import { defineConfig, type ServiceConfig } from '../src/resource/policy.js';
 import type { DatetimeStorage } from '../src/resource/types.js';
+import { defineConfig, type StandaloneConfig } from '../src/server/config.js';
 import { buildService } from '../src/server/standalone.js';
 import { connect } from '../src/sql/connect.js';
 import type { DialectName } from '../src/sql/dialect.js';
@@ -47,10 +47,10 @@ afterAll(() => {
 });
 
 /** Writes a generated module (laid out for the repository's biome width) and imports it. */
-async function load(name: string, source: string): Promise<ServiceConfig> {
+async function load(name: string, source: string): Promise<StandaloneConfig> {
   const file = join(generated, `${name}.ts`);
   writeFileSync(file, source);
-  const module = (await import(pathToFileURL(file).href)) as { default: ServiceConfig };
+  const module = (await import(pathToFileURL(file).href)) as { default: StandaloneConfig };
   return module.default;
 }
 

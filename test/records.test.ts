@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Action, EndpointPolicy } from '../src/resource/policy.js';
-import type { InputDeclaration } from '../src/schema/types.js';
+import type { InputDeclaration } from '../src/resource/schema-declaration.js';
 import { dialects } from './support/databases.js';
 import { comments, departments, posts, roles, type UserRow, userRoles, users } from './support/fixture.js';
 import type { InjectResponse } from './support/hosts.js';

@@ -2,7 +2,7 @@ import { type JWTPayload, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { syncIdSequence } from '../examples/demo/schema.js';
 import { type AccessRules, type Action, defineEndpoint } from '../src/resource/policy.js';
-import type { SchemaDeclaration } from '../src/schema/types.js';
+import type { SchemaDeclaration } from '../src/resource/schema-declaration.js';
 import { bearerContext } from '../src/server/bearer.js';
 import { dialects } from './support/databases.js';
 import type { UserRow } from './support/fixture.js';

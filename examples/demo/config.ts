@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from '../../src/resource/policy.js';
+import { defineConfig } from '../../src/server/config.js';
 import { type DemoContext, demoContext } from './auth.js';
 import { endpoints } from './endpoints.js';
 import { resources } from './resources.js';

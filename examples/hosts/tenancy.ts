@@ -1,5 +1,6 @@
-import { defineConfig, defineEndpoint, defineResource } from '../../src/resource/policy.js';
+import { defineEndpoint, defineResource } from '../../src/resource/policy.js';
 import { belongsTo, hasMany } from '../../src/resource/relations.js';
+import { defineConfig } from '../../src/server/config.js';
 
 /**
  * A multi-tenant configuration over the demo's tables (examples/demo/schema.ts): a tenant is a

@@ -2,8 +2,8 @@ import { statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as self from '../index.js';
-import type { ServiceConfig } from '../resource/policy.js';
 import { ConfigurationError } from '../resource/registry.js';
+import type { StandaloneConfig } from '../server/config.js';
 
 /** Loaded by jiti (TypeScript compiled in memory, no build step). */
 const typescript = new Set(['.ts', '.mts', '.cts']);
@@ -19,7 +19,7 @@ const javascript = new Set(['.js', '.mjs', '.cjs']);
  * resolves even where the package is not installed next to the file (a global install, this
  * repository without a build). Any failure is a `ConfigurationError` naming the file.
  */
-export async function loadConfig(path: string): Promise<ServiceConfig> {
+export async function loadConfig(path: string): Promise<StandaloneConfig> {
   const file = resolve(path);
   const stat = statSync(file, { throwIfNoEntry: false });
   if (!stat) throw new ConfigurationError(`Configuration file ${path} not found (looked for ${file}).`);
@@ -64,9 +64,9 @@ async function importTypeScript(file: string): Promise<Record<string, unknown>> 
   return (await jiti.import(file)) as Record<string, unknown>;
 }
 
-function isConfig(value: unknown): value is ServiceConfig {
+function isConfig(value: unknown): value is StandaloneConfig {
   if (typeof value !== 'object' || value === null) return false;
-  const { resources, endpoints } = value as Partial<ServiceConfig>;
+  const { resources, endpoints } = value as Partial<StandaloneConfig>;
   return Array.isArray(resources) && Array.isArray(endpoints);
 }
 

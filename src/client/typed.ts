@@ -21,7 +21,7 @@ import {
   type RecordResult,
   restoreRecord,
   type WriteOptions,
-} from './index.js';
+} from './calls.js';
 import type { FilterNode, FilterOperator, FilterScalar, FilterValue, ListQuery } from './query.js';
 
 /** What the generated `Resources` says of one endpoint. */

@@ -3,10 +3,10 @@ import { operators, type TargetKind } from '../plan/operators.js';
 import { DATE_PATTERN, DECIMAL_LIMIT, decimalRange, integerRange } from '../plan/values.js';
 import type { TotalStrategy } from '../resource/policy.js';
 import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
+import type { InputDeclaration, VisibleWhen } from '../resource/schema-declaration.js';
 import type { ColumnType } from '../resource/types.js';
-import type { InputDeclaration, SchemaDocument, SchemaFilter } from '../schema/types.js';
+import type { SchemaDocument, SchemaFilter } from '../schema/types.js';
 import { EMAIL_PATTERN, textLengths } from '../schema/update.js';
-import type { VisibleWhen } from '../schema/visible-when.js';
 
 /** A JSON Schema (2020-12, OpenAPI 3.1's dialect) as plain data. */
 export type JsonSchema = { [keyword: string]: unknown };

@@ -3,9 +3,10 @@ import type { ClauseInput, FieldInput, ListRequest } from '../request/list-reque
 import type { ResolvedRelation } from '../resource/registry.js';
 import { ConfigurationError } from '../resource/registry.js';
 import { checkCursorValues, decodeCursor } from './cursor.js';
-import { type CompiledEndpoint, parseSort, relationPath } from './endpoint.js';
+import { type CompiledEndpoint, parseSort } from './endpoint.js';
 import { buildConditions, notAllowedMessage, resolveFilter } from './filters.js';
 import type { FilterNode, IncludeNode, ListPlan, PageMode, SortTerm } from './list-plan.js';
+import { relationPath } from './paths.js';
 import { coerceBoolean } from './values.js';
 
 const MAX_PAGE = 1_000_000_000;

@@ -1,16 +1,10 @@
 import { defaultLimits, type Limits } from '../request/limits.js';
 import type { FieldInput, RawValue } from '../request/list-request.js';
-import type {
-  Action,
-  AllLimit,
-  DefaultFilterValue,
-  EndpointPolicy,
-  TotalStrategy,
-} from '../resource/policy.js';
+import type { Action, AllLimit, EndpointPolicy, TotalStrategy } from '../resource/policy.js';
 import { ConfigurationError, type ResolvedRelation, type ResolvedResource } from '../resource/registry.js';
-import type { CustomFilterCallback } from '../resource/types.js';
-import { resolvePath } from './filters.js';
+import type { CustomFilterCallback, DefaultFilterValue } from '../resource/types.js';
 import type { FieldTarget, SortTerm } from './list-plan.js';
+import { relationPath, resolvePath } from './paths.js';
 
 /** An endpoint policy prepared once at start-up: lookups by name, defaults parsed, limits merged. */
 export interface CompiledEndpoint {
@@ -84,19 +78,6 @@ export function defaultsFor(endpoint: CompiledEndpoint, ctx: unknown): FieldInpu
     if (given !== undefined) fields.push({ name, raw: rawFromDefault(given) });
   }
   return fields;
-}
-
-/** `roles.permissions` → the relations walked, or undefined when a segment is not a relation. */
-export function relationPath(resource: ResolvedResource, path: string): ResolvedRelation[] | undefined {
-  const hops: ResolvedRelation[] = [];
-  let current = resource;
-  for (const segment of path.split('.')) {
-    const relation = current.relations.get(segment);
-    if (!relation) return undefined;
-    hops.push(relation);
-    current = relation.target;
-  }
-  return hops;
 }
 
 function compileIncludes(resource: ResolvedResource, paths: readonly string[], where: string): Set<string> {

@@ -1,10 +1,11 @@
 import type { FieldInput, RawValue } from '../request/list-request.js';
 import { isObject } from '../request/parse.js';
-import type { ResolvedColumn, ResolvedRelation, ResolvedResource } from '../resource/registry.js';
+import type { ResolvedColumn } from '../resource/registry.js';
 import type { CustomFilterCallback, ScopeCallback } from '../resource/types.js';
 import type { CompiledEndpoint } from './endpoint.js';
 import type { Condition, FieldTarget, Scalar } from './list-plan.js';
 import { isOperator, type OperatorName, operators, operatorsFor, type TargetKind } from './operators.js';
+import { maxJsonDepth, resolvePath } from './paths.js';
 import {
   coerceBoolean,
   coerceDate,
@@ -21,9 +22,6 @@ export type Resolution =
   | { kind: 'trashed' }
   | { kind: 'scope'; scope: ScopeCallback }
   | { kind: 'field'; target: FieldTarget; column: ResolvedColumn };
-
-const jsonKeyPattern = /^[A-Za-z0-9_-]{1,64}$/;
-const maxJsonDepth = 8;
 
 /**
  * Resolves and authorizes a filter name, or returns undefined: an unknown name and a name the policy
@@ -46,47 +44,6 @@ export function resolveFilter(endpoint: CompiledEndpoint, name: string): Resolut
     endpoint.exactFilters.has(name) ||
     (owner.length === 0 ? endpoint.allColumns : endpoint.wildcardOwners.has(owner.join('.')));
   return allowed ? { kind: 'field', target: path.target, column: path.column } : undefined;
-}
-
-export interface ResolvedPath {
-  readonly target: FieldTarget;
-  readonly column: ResolvedColumn;
-  /** What a `<owner>.*` wildcard must name to cover this path: the relation path, or the JSON column path. */
-  readonly owner: readonly string[];
-}
-
-/**
- * A dotted name read against the definitions: relations as long as segments name relations, then a
- * visible column, then — only for a JSON column — keys inside it.
- */
-export function resolvePath(resource: ResolvedResource, name: string): ResolvedPath | undefined {
-  const segments = name.split('.');
-  const hops: ResolvedRelation[] = [];
-  let current = resource;
-  let index = 0;
-  for (; index < segments.length - 1; index++) {
-    const relation = current.relations.get(segments[index] as string);
-    if (!relation) break;
-    hops.push(relation);
-    current = relation.target;
-  }
-  const column = current.columns.get(segments[index] as string);
-  if (!column || column.hidden) return undefined;
-  const jsonPath = segments.slice(index + 1);
-  if (jsonPath.length > 0 && (column.type !== 'json' || jsonPath.length > maxJsonDepth)) return undefined;
-  if (!jsonPath.every((key) => jsonKeyPattern.test(key))) return undefined;
-  const target: FieldTarget = {
-    hops,
-    column: column.name,
-    columnType: column.type,
-    storage: column.storage,
-    ...(jsonPath.length > 0 ? { jsonPath } : {}),
-  };
-  return {
-    target,
-    column,
-    owner: jsonPath.length > 0 ? segments.slice(0, index + 1) : segments.slice(0, index),
-  };
 }
 
 export function notAllowedMessage(endpoint: CompiledEndpoint, name: string): string {

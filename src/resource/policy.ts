@@ -1,8 +1,13 @@
 import type { Expression, SqlBool } from 'kysely';
 import type { Limits } from '../request/limits.js';
-import type { SchemaDeclaration } from '../schema/types.js';
-import type { Connection } from '../sql/connect.js';
-import type { ConditionArgs, ContextCallback, CustomFilterCallback, ResourceDefinition } from './types.js';
+import type { SchemaDeclaration } from './schema-declaration.js';
+import type {
+  ConditionArgs,
+  ContextCallback,
+  CustomFilterCallback,
+  DefaultFilterValue,
+  ResourceDefinition,
+} from './types.js';
 
 export interface CustomFilter<Ctx = unknown> {
   readonly kind: 'custom';
@@ -18,13 +23,6 @@ export const Filter = {
 } as const;
 
 export type AllowedFilter<Ctx = unknown> = string | CustomFilter<Ctx>;
-
-type Scalar = string | number | boolean;
-/**
- * A default filter value, written as a client would send it: a scalar for equality, or a map from
- * operator to value (`{ gte: 10 }`, `{ in: ['a', 'b'] }`).
- */
-export type DefaultFilterValue = Scalar | Record<string, Scalar | Scalar[]>;
 
 /**
  * A default filter value, or a function of the request's context that gives one (`undefined`: no
@@ -158,10 +156,6 @@ export interface ServiceConfig<Ctx = unknown> {
   /** Host names (without port) a request's Host header may name when `publicUrl` is not set. */
   trustedHosts?: string[];
   limits?: Partial<Limits>;
-  /** Request paths (with query strings) printed at start-up as examples. */
-  examples?: string[];
-  /** Runs once when the service starts, before it listens (create tables, load demo data). */
-  setup?: (connection: Connection) => Promise<void>;
   /** Folder of the built admin UI (admin/dist), served at `/admin/`; absent: no admin UI. */
   adminDir?: string;
   /**
@@ -194,8 +188,4 @@ export function defineResource<Ctx = unknown>(definition: ResourceDefinition<Ctx
 
 export function defineEndpoint<Ctx = unknown>(policy: EndpointPolicy<Ctx>): EndpointPolicy<Ctx> {
   return policy;
-}
-
-export function defineConfig<Ctx = unknown>(config: ServiceConfig<Ctx>): ServiceConfig<Ctx> {
-  return config;
 }

@@ -166,3 +166,10 @@ export interface ResourceDefinition<Ctx = unknown> {
    */
   scope?: RowScope<Ctx>;
 }
+
+export type Scalar = string | number | boolean;
+/**
+ * A default filter value, written as a client would send it: a scalar for equality, or a map from
+ * operator to value (`{ gte: 10 }`, `{ in: ['a', 'b'] }`).
+ */
+export type DefaultFilterValue = Scalar | Record<string, Scalar | Scalar[]>;

@@ -1,17 +1,11 @@
 import qs from 'qs';
 import type { CompiledEndpoint } from '../plan/endpoint.js';
-import { resolvePath } from '../plan/filters.js';
 import { operatorsFor, type TargetKind } from '../plan/operators.js';
+import { resolvePath } from '../plan/paths.js';
 import { ConfigurationError, type ResolvedColumn, type ResolvedResource } from '../resource/registry.js';
+import type { SchemaDeclaration, SelectOption, TableColumnType } from '../resource/schema-declaration.js';
 import type { ColumnType } from '../resource/types.js';
-import type {
-  DetailRelation,
-  SchemaDeclaration,
-  SchemaDocument,
-  SchemaFilter,
-  SelectOption,
-  TableColumnType,
-} from './types.js';
+import type { DetailRelation, SchemaDocument, SchemaFilter } from './types.js';
 
 const columnTypes: Record<ColumnType, TableColumnType> = {
   string: 'text',

@@ -1,84 +1,11 @@
-import type { Action, DefaultFilterValue, TotalStrategy } from '../resource/policy.js';
-import type { VisibleWhen } from './visible-when.js';
-
-export type TableColumnType = 'number' | 'text' | 'badge' | 'date' | 'datetime' | 'boolean' | 'json';
-export type InputType =
-  | 'text'
-  | 'email'
-  | 'password'
-  | 'textarea'
-  | 'select'
-  | 'checkbox'
-  | 'switch'
-  | 'date'
-  | 'number';
-
-export interface SelectOption {
-  value: string | number;
-  label: string;
-}
-
-/** What a user declares for one endpoint; everything the policy already knows is derived, not repeated. */
-export interface SchemaDeclaration {
-  /** Used for `table.title`, `form.title` and as the base of ids; defaults to the resource name. */
-  title?: string;
-  /** A visible column whose value names one record (`name`, `title`): `detail.title` in the document. */
-  recordTitle?: string;
-  table: {
-    id?: string;
-    title?: string;
-    columns: TableColumnDeclaration[];
-    tabs?: TabDeclaration[];
-  };
-  form?: {
-    id?: string;
-    title?: string;
-    /** Path of the resource for PATCH `<endpoint>/<id>`; defaults to the list endpoint's path. */
-    endpoint?: string;
-    inputs: InputDeclaration[];
-  };
-  detail?: { id?: string; fields: DetailFieldDeclaration[] };
-}
-
-export interface TableColumnDeclaration {
-  /** A visible column of the resource. */
-  key: string;
-  label?: string;
-  /** Defaults from the column kind: number, text, boolean, date, datetime, json. */
-  type?: TableColumnType;
-  /** For `badge`: record value → color name. */
-  colorMap?: Record<string, string>;
-}
-
-export interface TabDeclaration {
-  key: string;
-  label: string;
-  /** Filters the tab applies, written like `defaultFilters`; checked against `allowedFilters` at start-up. */
-  filter?: Record<string, DefaultFilterValue>;
-}
-
-export interface InputDeclaration {
-  name: string;
-  label?: string;
-  type: InputType;
-  /** Layout widths on a 12-column grid: base (default 12) and medium breakpoint (default: `cols`). */
-  cols?: number;
-  md?: number;
-  required?: boolean;
-  visibleWhen?: VisibleWhen;
-  /** `select` only. */
-  options?: SelectOption[];
-  /** The column written; defaults to `name` (a password input usually writes `password_hash`). */
-  column?: string;
-  minLength?: number;
-  maxLength?: number;
-}
-
-export interface DetailFieldDeclaration {
-  key: string;
-  label?: string;
-  type?: TableColumnType;
-}
+import type { Action, TotalStrategy } from '../resource/policy.js';
+import type {
+  InputType,
+  SelectOption,
+  TableColumnType,
+  VisibleWhen,
+} from '../resource/schema-declaration.js';
+import type { DefaultFilterValue } from '../resource/types.js';
 
 /** The schema document of spec 2.4, as served. */
 export interface SchemaDocument {

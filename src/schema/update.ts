@@ -3,9 +3,9 @@ import type { ErrorBag } from '../errors/error-bag.js';
 import { coerceDate, coerceForColumn, decimalRange } from '../plan/values.js';
 import type { ResourceRecord } from '../resource/policy.js';
 import { ConfigurationError, type ResolvedColumn, type ResolvedResource } from '../resource/registry.js';
+import type { InputDeclaration } from '../resource/schema-declaration.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { storedBoolean } from '../sql/storage.js';
-import type { InputDeclaration } from './types.js';
 import { isVisible } from './visible-when.js';
 
 const SCRYPT: ScryptOptions = { N: 16_384, r: 8, p: 1 };

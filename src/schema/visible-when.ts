@@ -9,11 +9,7 @@
  *
  * Values compare with `===`: a select holding the string "1" is not equal to the number 1.
  */
-export interface VisibleWhen {
-  field: string;
-  is: unknown;
-  operator?: string;
-}
+import type { VisibleWhen } from '../resource/schema-declaration.js';
 
 export function isVisible(
   visibleWhen: VisibleWhen | undefined,
