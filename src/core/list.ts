@@ -1,6 +1,7 @@
 import { ErrorBag } from '../errors/error-bag.js';
 import { RequestError } from '../errors/request-error.js';
 import { loadIncludes } from '../load/includes.js';
+import { rowReader } from '../load/row-reader.js';
 import { authorize } from '../plan/authorize.js';
 import { BoundedMap } from '../plan/bounded-map.js';
 import { checkCursorValues, decodeCursor, encodeCursor } from '../plan/cursor.js';
@@ -18,7 +19,6 @@ import {
   type PageTotal,
   totalShownByPage,
 } from '../respond/length-aware.js';
-import { rowReader } from '../respond/normalize.js';
 import { cursorPage, simplePage } from '../respond/simple-and-cursor.js';
 import type { Connection, ReadOptions } from '../sql/connect.js';
 import { Departure, type Row, type RunOptions, type Statement } from '../sql/dialect.js';

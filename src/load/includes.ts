@@ -2,11 +2,11 @@ import type { IncludeNode } from '../plan/list-plan.js';
 import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
-import { rowReader } from '../respond/normalize.js';
 import { resourceConditions } from '../sql/compile.js';
 import type { Connection } from '../sql/connect.js';
 import type { Row, RunOptions } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
+import { rowReader } from './row-reader.js';
 
 /** Keys per `IN (…)`: under every engine's parameter limit (PostgreSQL 65535, SQLite 32766). */
 const KEYS_PER_QUERY = 5000;
