@@ -10,7 +10,7 @@ import type { Connection } from '../sql/connect.js';
 import { mayDo, requireAccess } from './access.js';
 import { answerError, fallbackLogger } from './answer.js';
 import { json, type ServiceRequest, type ServiceResponse, type ServiceRoute } from './exchange.js';
-import { listHandlers } from './list.js';
+import { listHandlers } from './list/handlers.js';
 import { linkBase } from './origin.js';
 import { etagOf, type RecordRoutes, recordRoutes, type WriteCall } from './records.js';
 

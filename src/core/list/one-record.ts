@@ -1,0 +1,85 @@
+import { ErrorBag } from '../../errors/error-bag.js';
+import { RequestError } from '../../errors/request-error.js';
+import { authorize } from '../../plan/authorize.js';
+import { BoundedMap } from '../../plan/bounded-map.js';
+import type { FieldTarget, FilterNode, ListPlan, Scalar } from '../../plan/list-plan.js';
+import { coerceForColumn } from '../../plan/values.js';
+import { parseListQuery } from '../../request/parse.js';
+import type { ResourceRecord } from '../../resource/policy.js';
+import type { ResolvedColumn } from '../../resource/registry.js';
+import type { ClientSignal } from '../exchange.js';
+import { MAX_CACHED_PLANS, MAX_CACHED_QUERY } from './plans.js';
+import { type ListState, readOptions } from './state.js';
+
+/** One read-one request: the record's id as the path gave it, and the query string. */
+export interface OneCall {
+  readonly id: string;
+  readonly rawQuery: string;
+  readonly ctx: unknown;
+  readonly signal?: ClientSignal;
+  readonly primary?: boolean;
+}
+
+/** A record read through the list's pipeline: its answer (transformed) and its stored form (for its ETag). */
+export interface OneRecord {
+  readonly answer: unknown;
+  readonly stored: ResourceRecord;
+}
+
+/** Parameters a read-one request may carry: the rest shape lists only. */
+const oneParams = new Set(['include', 'count']);
+/** The end of every refusal of a list-only parameter on a read-one request: it names what is used. */
+const ONE_ONLY = 'not used when reading one record (include, count and filter[trashed] are).';
+
+/**
+ * `GET <prefix>/<endpoint>/:id`: the list's pipeline with the primary key as the one filter, so a
+ * record is read with the same scopes, base query, includes and transformer as in a list.
+ * `undefined` when no record answers (or the id cannot be a key).
+ */
+export function oneRecordReader(state: ListState): (call: OneCall) => Promise<OneRecord | undefined> {
+  const { endpoint } = state;
+  const key = endpoint.resource.columns.get(endpoint.resource.primaryKey) as ResolvedColumn;
+  const target: FieldTarget = { hops: [], column: key.name, columnType: key.type, storage: key.storage };
+  // Read-one plans are cached like the list's, before the key is added (authorize uses no defaults here).
+  const plans = new BoundedMap<string, ListPlan>(MAX_CACHED_PLANS);
+
+  /** The plan of one record's query string: `include`, `count` and `filter[trashed]` as in a list. */
+  const queryPlan = (rawQuery: string): ListPlan => {
+    const cached = plans.get(rawQuery);
+    if (cached) return cached;
+    const errors = new ErrorBag();
+    const request = parseListQuery(
+      rawQuery,
+      endpoint.limits,
+      errors,
+      (name) => `Unknown query parameter "${name}": it is ${ONE_ONLY}`,
+    );
+    for (const name of Object.keys(request.params))
+      if (!oneParams.has(name)) errors.add(name, `The ${name} parameter is ${ONE_ONLY}`);
+    for (const field of request.filter.fields)
+      if (field.name !== 'trashed') errors.add(`filter.${field.name}`, `This filter is ${ONE_ONLY}`);
+    if (request.filter.groups.length > 0) errors.add('filter', `Filter groups are ${ONE_ONLY}`);
+    const plan = errors.isEmpty ? authorize(request, endpoint, errors, []) : undefined;
+    if (!plan) throw new RequestError(422, errors.toEnvelope());
+    if (rawQuery.length <= MAX_CACHED_QUERY) plans.set(rawQuery, plan);
+    return plan;
+  };
+  const planOf = (rawQuery: string, id: unknown): ListPlan => {
+    const plan = queryPlan(rawQuery);
+    const byKey: FilterNode = { kind: 'field', target, conditions: [{ op: 'eq', value: id as Scalar }] };
+    return { ...plan, where: [...plan.where, byKey], mode: { kind: 'simple', page: 1, perPage: 1 } };
+  };
+
+  return async ({ id, rawQuery, ctx, signal, primary }) => {
+    const coerced = coerceForColumn(key, id);
+    // Parameters are checked before the id: a wrong parameter is the client's to fix either way.
+    const plan = planOf(rawQuery, coerced.ok ? coerced.value : null);
+    if (!coerced.ok) return undefined;
+    const options = readOptions(endpoint, signal, primary);
+    const [row] = await state.connection.run(state.queries.rows(plan, { limit: 1 }, ctx), options);
+    if (!row) return undefined;
+    const stored = state.read(row);
+    const [answer] = await state.shape(plan, [row], ctx, options);
+    return { answer, stored };
+  };
+}

@@ -1,0 +1,87 @@
+import { loadIncludes } from '../../load/includes.js';
+import { rowReader } from '../../load/row-reader.js';
+import type { CompiledEndpoint } from '../../plan/endpoint.js';
+import type { CursorValue, ListPlan } from '../../plan/list-plan.js';
+import type { ResourceRecord } from '../../resource/policy.js';
+import type { Connection, ReadOptions } from '../../sql/connect.js';
+import { Departure, type Row, type Statement } from '../../sql/dialect.js';
+import { PreparedQueries } from '../../sql/prepared.js';
+import type { ClientSignal } from '../exchange.js';
+
+/**
+ * What every answer of one endpoint's lists and records shares, made once when the service starts:
+ * its prepared statements, its row reader, and how rows become the records it answers.
+ */
+export interface ListState {
+  readonly endpoint: CompiledEndpoint;
+  readonly connection: Connection;
+  readonly queries: PreparedQueries;
+  /** A database row → the stored record (visible columns, read by their kind). */
+  readonly read: (row: Row) => ResourceRecord;
+  /** Rows → records with counts and includes, then through the endpoint's `response` transformer. */
+  shape(plan: ListPlan, rows: Row[], ctx: unknown, options: ReadOptions): Promise<unknown[]>;
+}
+
+/** One request once its plan is known: who asks, how its statements run, and where its links point. */
+export interface PageRequest<Plan extends ListPlan = ListPlan> {
+  readonly plan: Plan;
+  readonly ctx: unknown;
+  /** The request's deadline, its departure and whether it reads from the primary. */
+  readonly options: ReadOptions;
+  /** The list's absolute URL without the query: the base of page links. */
+  readonly path: string;
+  /** The query string, undecoded: page links keep it. */
+  readonly rawQuery: string;
+}
+
+/** A plan whose pagination is the mode `Kind`. */
+export type PlanIn<Kind extends ListPlan['mode']['kind']> = ListPlan & {
+  readonly mode: Extract<ListPlan['mode'], { kind: Kind }>;
+};
+
+export function prepareList(endpoint: CompiledEndpoint, connection: Connection): ListState {
+  const read = rowReader(endpoint.resource);
+  const queries = new PreparedQueries(connection.db, connection.dialect, endpoint.policy, endpoint.resource);
+  const respond = endpoint.policy.response;
+  const transform = (records: ResourceRecord[], ctx: unknown): unknown[] =>
+    respond ? records.map((record) => respond(record, ctx)) : records;
+
+  async function shape(plan: ListPlan, rows: Row[], ctx: unknown, options: ReadOptions): Promise<unknown[]> {
+    const records = rows.map((row) => {
+      const record = read(row);
+      for (const relation of plan.counts) {
+        const name = `${relation.name}_count`;
+        record[name] = Number(row[name]);
+      }
+      return record;
+    });
+    if (plan.includes.length > 0) await loadIncludes(connection, plan.includes, records, ctx, options);
+    return transform(records, ctx);
+  }
+
+  return { endpoint, connection, queries, read, shape };
+}
+
+/** How a request's statements run: the endpoint's deadline, and a client that goes away stops them. */
+export function readOptions(
+  endpoint: CompiledEndpoint,
+  signal: ClientSignal | undefined,
+  primary: boolean | undefined,
+): ReadOptions {
+  const departure = new Departure();
+  if (signal) {
+    if (signal.aborted) departure.leave();
+    else signal.addEventListener('abort', () => departure.leave(), { once: true });
+  }
+  return { timeoutMs: endpoint.timeoutMs, departure, primary };
+}
+
+/** Runs one statement of a request. */
+export const runIn =
+  (state: ListState, options: ReadOptions) =>
+  (statement: Statement): Promise<Row[]> =>
+    state.connection.run(statement, options);
+
+/** A row's values of the plan's sort columns: what a cursor (or the next stream batch) starts after. */
+export const sortValues = (plan: ListPlan, row: Row): CursorValue[] =>
+  plan.sort.map((term) => (row[term.column] ?? null) as CursorValue);
