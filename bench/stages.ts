@@ -3,7 +3,7 @@ import { ErrorBag } from '../src/errors/error-bag.js';
 import { authorize } from '../src/plan/authorize.js';
 import { compileEndpoint } from '../src/plan/endpoint.js';
 import { parseListQuery } from '../src/request/parse.js';
-import { resolveResources } from '../src/resource/registry.js';
+import { resolveResources } from '../src/resource/resolve.js';
 import { connect } from '../src/sql/connect.js';
 import { postgres } from '../src/sql/dialects/postgres.js';
 import { PreparedQueries } from '../src/sql/prepared.js';

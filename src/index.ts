@@ -6,6 +6,7 @@ export type {
   ServiceRoute,
 } from './core/exchange.js';
 export { type CreateServiceOptions, createService, type ResourceService } from './core/service.js';
+export { ConfigurationError } from './errors/configuration-error.js';
 export { ErrorBag, type ErrorEnvelope } from './errors/error-bag.js';
 export { FilterValueError } from './errors/filter-value-error.js';
 export { RequestError } from './errors/request-error.js';
@@ -33,7 +34,6 @@ export {
   type ServiceConfig,
   type TotalStrategy,
 } from './resource/policy.js';
-export { ConfigurationError } from './resource/registry.js';
 export { belongsTo, belongsToMany, hasMany, hasOne } from './resource/relations.js';
 export type * from './resource/schema-declaration.js';
 export type * from './resource/types.js';

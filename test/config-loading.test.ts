@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/cli/load-config.js';
 import { createService } from '../src/core/service.js';
+import { ConfigurationError } from '../src/errors/configuration-error.js';
 import { FilterValueError } from '../src/index.js';
-import { ConfigurationError } from '../src/resource/registry.js';
 import { connect } from '../src/sql/connect.js';
 
 const repository = dirname(dirname(fileURLToPath(import.meta.url)));

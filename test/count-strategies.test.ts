@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
+import { ConfigurationError } from '../src/errors/configuration-error.js';
 import { defineEndpoint, type EndpointPolicy, type TotalStrategy } from '../src/resource/policy.js';
-import { ConfigurationError } from '../src/resource/registry.js';
 import { boundedEstimate, totalShownByPage } from '../src/respond/length-aware.js';
 import { buildService } from '../src/server/standalone.js';
 import type { DialectName } from '../src/sql/dialect.js';

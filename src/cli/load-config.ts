@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ConfigurationError } from '../errors/configuration-error.js';
 import * as self from '../index.js';
-import { ConfigurationError } from '../resource/registry.js';
 import type { StandaloneConfig } from '../server/config.js';
 
 /** Loaded by jiti (TypeScript compiled in memory, no build step). */

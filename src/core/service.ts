@@ -1,9 +1,10 @@
+import { ConfigurationError } from '../errors/configuration-error.js';
 import { RequestError } from '../errors/request-error.js';
 import { buildOpenApi, type OpenApiDocument, type OpenApiEndpoint } from '../openapi/index.js';
 import { checkDefaultFilters } from '../plan/authorize.js';
 import { type CompiledEndpoint, compileEndpoint } from '../plan/endpoint.js';
 import type { Action, ContextRequest, ServiceConfig } from '../resource/policy.js';
-import { ConfigurationError, resolveResources } from '../resource/registry.js';
+import { resolveResources } from '../resource/resolve.js';
 import type { DetailRelation } from '../schema/types.js';
 import { readCatalog } from '../sql/catalog.js';
 import type { Connection } from '../sql/connect.js';

@@ -1,7 +1,7 @@
+import { ConfigurationError } from '../errors/configuration-error.js';
 import { ErrorBag } from '../errors/error-bag.js';
 import type { ClauseInput, FieldInput, ListRequest } from '../request/list-request.js';
 import type { ResolvedRelation } from '../resource/registry.js';
-import { ConfigurationError } from '../resource/registry.js';
 import { checkCursorValues, decodeCursor } from './cursor.js';
 import { type CompiledEndpoint, parseSort } from './endpoint.js';
 import { buildConditions, notAllowedMessage, resolveFilter } from './filters.js';

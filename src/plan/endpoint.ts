@@ -1,7 +1,8 @@
+import { ConfigurationError } from '../errors/configuration-error.js';
 import { defaultLimits, type Limits } from '../request/limits.js';
 import type { FieldInput, RawValue } from '../request/list-request.js';
 import type { Action, AllLimit, EndpointPolicy, TotalStrategy } from '../resource/policy.js';
-import { ConfigurationError, type ResolvedRelation, type ResolvedResource } from '../resource/registry.js';
+import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type { CustomFilterCallback, DefaultFilterValue } from '../resource/types.js';
 import type { FieldTarget, SortTerm } from './list-plan.js';
 import { relationPath, resolvePath } from './paths.js';

@@ -1,8 +1,9 @@
 import qs from 'qs';
+import { ConfigurationError } from '../errors/configuration-error.js';
 import type { CompiledEndpoint } from '../plan/endpoint.js';
 import { operatorsFor, type TargetKind } from '../plan/operators.js';
 import { resolvePath } from '../plan/paths.js';
-import { ConfigurationError, type ResolvedColumn, type ResolvedResource } from '../resource/registry.js';
+import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
 import type { SchemaDeclaration, SelectOption, TableColumnType } from '../resource/schema-declaration.js';
 import type { ColumnType } from '../resource/types.js';
 import type { DetailRelation, SchemaDocument, SchemaFilter } from './types.js';

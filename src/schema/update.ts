@@ -1,8 +1,9 @@
 import { randomBytes, type ScryptOptions, scrypt } from 'node:crypto';
+import { ConfigurationError } from '../errors/configuration-error.js';
 import type { ErrorBag } from '../errors/error-bag.js';
 import { coerceDate, coerceForColumn, decimalRange } from '../plan/values.js';
 import type { ResourceRecord } from '../resource/policy.js';
-import { ConfigurationError, type ResolvedColumn, type ResolvedResource } from '../resource/registry.js';
+import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
 import type { InputDeclaration } from '../resource/schema-declaration.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { storedBoolean } from '../sql/storage.js';

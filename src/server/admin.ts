@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { ConfigurationError } from '../resource/registry.js';
+import { ConfigurationError } from '../errors/configuration-error.js';
 
 /**
  * Serves the built admin UI (`npm run build:admin` → admin/dist) at `/admin/`. The UI knows no resource

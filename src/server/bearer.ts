@@ -1,9 +1,9 @@
 import { createPublicKey } from 'node:crypto';
 import { createRemoteJWKSet, importSPKI, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { ConfigurationError } from '../errors/configuration-error.js';
 import { RETRY_AFTER_SECONDS } from '../errors/refusal.js';
 import { RequestError } from '../errors/request-error.js';
 import type { ContextRequest } from '../resource/policy.js';
-import { ConfigurationError } from '../resource/registry.js';
 
 /** How bearer tokens are verified: one of `secret`, `publicKey` or `jwksUrl`. */
 export interface BearerOptions {

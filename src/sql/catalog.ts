@@ -6,7 +6,7 @@ import {
   sql,
   type TableMetadata,
 } from 'kysely';
-import type { Catalog, CatalogColumn } from '../resource/registry.js';
+import type { Catalog, CatalogColumn } from '../resource/catalog.js';
 import type { ColumnType } from '../resource/types.js';
 import type { DialectName, DynamicDb } from './dialect.js';
 

@@ -22,7 +22,7 @@ import { authorize } from '../../src/plan/authorize.js';
 import { compileEndpoint } from '../../src/plan/endpoint.js';
 import { parseListQuery } from '../../src/request/parse.js';
 import type { EndpointPolicy } from '../../src/resource/policy.js';
-import { resolveResources } from '../../src/resource/registry.js';
+import { resolveResources } from '../../src/resource/resolve.js';
 import { buildSchemaDocument } from '../../src/schema/document.js';
 
 const users = endpoints[0] as EndpointPolicy;

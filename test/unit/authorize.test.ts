@@ -6,7 +6,7 @@ import { type CompiledEndpoint, compileEndpoint } from '../../src/plan/endpoint.
 import type { FilterNode, ListPlan } from '../../src/plan/list-plan.js';
 import type { Limits } from '../../src/request/limits.js';
 import { parseListQuery } from '../../src/request/parse.js';
-import { resolveResources } from '../../src/resource/registry.js';
+import { resolveResources } from '../../src/resource/resolve.js';
 import { testEndpoints } from '../support/service.js';
 
 const resolved = resolveResources(resources);

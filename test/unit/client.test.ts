@@ -23,7 +23,7 @@ import type { ListPlan, SortTerm } from '../../src/plan/list-plan.js';
 import { operatorNames } from '../../src/plan/operators.js';
 import { parseListQuery } from '../../src/request/parse.js';
 import type { EndpointPolicy } from '../../src/resource/policy.js';
-import { resolveResources } from '../../src/resource/registry.js';
+import { resolveResources } from '../../src/resource/resolve.js';
 import { isVisible as serverIsVisible } from '../../src/schema/visible-when.js';
 
 const users = endpoints[0];

@@ -3,7 +3,7 @@ import { resources } from '../../examples/demo/resources.js';
 import { checkDefaultFilters } from '../../src/plan/authorize.js';
 import { compileEndpoint, defaultsFor } from '../../src/plan/endpoint.js';
 import { defineEndpoint, type EndpointPolicy } from '../../src/resource/policy.js';
-import { resolveResources } from '../../src/resource/registry.js';
+import { resolveResources } from '../../src/resource/resolve.js';
 
 const registry = resolveResources(resources);
 const check = (policy: EndpointPolicy) => () =>

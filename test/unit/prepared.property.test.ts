@@ -8,7 +8,7 @@ import { compileEndpoint } from '../../src/plan/endpoint.js';
 import type { CursorValue } from '../../src/plan/list-plan.js';
 import { parseListQuery } from '../../src/request/parse.js';
 import { defineEndpoint } from '../../src/resource/policy.js';
-import { resolveResources } from '../../src/resource/registry.js';
+import { resolveResources } from '../../src/resource/resolve.js';
 import { type Connection, connect } from '../../src/sql/connect.js';
 import type { Statement } from '../../src/sql/dialect.js';
 import { PreparedQueries, type RowsOptions } from '../../src/sql/prepared.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resources } from '../../examples/demo/resources.js';
 import { rowReader } from '../../src/load/row-reader.js';
 import { defineResource } from '../../src/resource/policy.js';
-import { resolveResources } from '../../src/resource/registry.js';
+import { resolveResources } from '../../src/resource/resolve.js';
 
 /** The row reader is generated code: names that are awkward in JavaScript source must stay data. */
 describe('rowReader', () => {
