@@ -39,7 +39,7 @@ function importsOf(file: string, within: string): string[] {
     .filter((name) => name.startsWith('.'))
     .map((name) => resolve(dirname(file), name).replace(/\.js$/, ''))
     .map((base) => [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((path) => isFile(path)))
-    .filter((path): path is string => path !== undefined && path.startsWith(within));
+    .filter((path): path is string => path?.startsWith(within) === true);
 }
 
 const isFile = (path: string): boolean => {
