@@ -24,7 +24,7 @@ function orNull(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
-/** The JSON a column's values take in responses (src/respond/normalize.ts). */
+/** The JSON a column's values take in responses (src/load/row-reader.ts). */
 const valueSchemas: Record<ColumnType, JsonSchema> = {
   string: { type: 'string' },
   integer: { type: 'integer' },

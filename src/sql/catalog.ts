@@ -77,7 +77,7 @@ function describeColumn(engine: DialectName | undefined, column: ColumnMetadata)
 // everything (any value reads as text), `json`, `date` and `datetime` fit text (MariaDB's JSON is
 // longtext, PostgreSQL casts text to jsonb; dates stored as text), booleans fit MariaDB's integers
 // (BOOLEAN is tinyint(1)). Columns whose `storage` is an integer (unix seconds, 0/1) are checked as
-// integers (src/resource/registry.ts). A type not listed here is not checked.
+// integers (src/resource/catalog.ts). A type not listed here is not checked.
 const numeric: readonly ColumnType[] = ['integer', 'decimal', 'string'];
 const textual: readonly ColumnType[] = ['string', 'date', 'datetime', 'json'];
 const temporal: readonly ColumnType[] = ['datetime', 'date', 'string'];
