@@ -1,8 +1,9 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { fetchIndex, fetchSchema, type ResourceEntry, type SchemaDocument } from '../../src/client/index.js';
+import { CreateView } from './CreateView.js';
 import { ListView } from './ListView.js';
 import { takeNotice, useGuardedHash } from './navigation.js';
-import { CreateView, RecordView } from './RecordView.js';
+import { RecordView } from './RecordView.js';
 import { hrefFor, listHref, parseHash } from './routes.js';
 import {
   clientOptions,

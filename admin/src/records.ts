@@ -86,6 +86,18 @@ export function includedRelations(schema: SchemaDocument, keys?: readonly string
   );
 }
 
+/**
+ * A write answers with the record alone: the related records the read included are kept while their
+ * foreign keys are unchanged, so titles do not turn back into ids after a save.
+ */
+export function keepRelations(schema: SchemaDocument, previous: RecordData, next: RecordData): RecordData {
+  const kept: RecordData = {};
+  for (const relation of includedRelations(schema))
+    if (!(relation.name in next) && previous[relation.key] === next[relation.key])
+      kept[relation.name] = previous[relation.name];
+  return { ...next, ...kept };
+}
+
 export function can(schema: SchemaDocument, action: Action): boolean {
   return schema.table.actions.includes(action);
 }

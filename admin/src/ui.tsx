@@ -1,3 +1,5 @@
+import { useEffect } from 'react';
+
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -22,4 +24,10 @@ export function ErrorBox({ message }: { message: string }) {
 export function labelFor(key: string): string {
   const words = key.replace(/[._*]+/g, ' ').trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export function useDocumentTitle(title: string | undefined): void {
+  useEffect(() => {
+    if (title) document.title = `${title} · Admin`;
+  }, [title]);
 }
