@@ -11,6 +11,7 @@ import { endpoints as demoEndpoints } from '../examples/demo/endpoints.js';
 import { resources as demoResources } from '../examples/demo/resources.js';
 import { createSchema } from '../examples/demo/schema.js';
 import { runInit } from '../src/cli/init.js';
+import { datetimeShape } from '../src/init/datetime-storage.js';
 import {
   type ConfigPlan,
   type DatabaseModel,
@@ -19,7 +20,6 @@ import {
   planConfig,
   type ResourcePlan,
 } from '../src/init/index.js';
-import { datetimeShape } from '../src/init/plan.js';
 import type { DatetimeStorage } from '../src/resource/types.js';
 import { defineConfig, type StandaloneConfig } from '../src/server/config.js';
 import { buildService } from '../src/server/standalone.js';

@@ -1,5 +1,6 @@
 import type { DatabaseModel } from './model.js';
-import { type ConfigPlan, planConfig, type RelationPlan, type ResourcePlan } from './plan.js';
+import { planConfig } from './plan.js';
+import type { ConfigPlan, RelationPlan, ResourcePlan } from './plan-types.js';
 
 export interface GenerateOptions {
   /** The module the configuration imports its helpers from (default `resource-query-service`). */

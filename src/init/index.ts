@@ -4,7 +4,8 @@ import { type Connection, connect } from '../sql/connect.js';
 import { type GenerateOptions, renderConfig } from './generate.js';
 import { type IntrospectOptions, introspect } from './introspect.js';
 import type { DatabaseModel } from './model.js';
-import { type ConfigPlan, planConfig } from './plan.js';
+import { planConfig } from './plan.js';
+import type { ConfigPlan } from './plan-types.js';
 
 export { type GenerateOptions, generateConfig, renderConfig } from './generate.js';
 export {
@@ -15,7 +16,8 @@ export {
   introspectSqlite,
 } from './introspect.js';
 export type * from './model.js';
-export { type ConfigPlan, planConfig, type ResourcePlan } from './plan.js';
+export { planConfig } from './plan.js';
+export type { ConfigPlan, ResourcePlan } from './plan-types.js';
 
 export interface InitOptions extends GenerateOptions, IntrospectOptions {
   /** The database to read: a URL (connected to and closed here)… */

@@ -1,4 +1,4 @@
-/** Naming conventions `init` relies on: internal tables, sensitive columns, singular and plural forms. */
+/** Naming conventions `init` relies on: internal tables, sensitive columns, singular and plural forms, variables. */
 
 /** Bookkeeping tables of migration tools and frameworks: never resources. */
 const internalTables: Record<string, string> = {
@@ -104,6 +104,11 @@ export function pluralize(name: string): string {
   });
 }
 
+/** A to-many relation's name for a table: `posts` as it is, `Post` → `posts`, `blog_entry` → `blog_entries`. */
+export function collectionName(table: string): string {
+  return /s$/.test(table) ? table : pluralize(lowerFirst(table));
+}
+
 /** `Post` → `post`: a PascalCase model table's name as a property name. */
 export function lowerFirst(name: string): string {
   return /^[A-Z][a-z]/.test(name) ? `${name.charAt(0).toLowerCase()}${name.slice(1)}` : name;
@@ -131,4 +136,28 @@ export function camelIdentifier(name: string): string {
     .join('');
   const safe = camel === '' ? 'table' : /^[0-9]/.test(camel) ? `_${camel}` : camel;
   return isIdentifier(safe) ? safe : `${safe}Table`;
+}
+
+/** The module's own names: a table's variable never shadows them. */
+const moduleNames = [
+  'endpoints',
+  'belongsTo',
+  'belongsToMany',
+  'hasMany',
+  'hasOne',
+  'defineConfig',
+  'defineEndpoint',
+  'defineResource',
+];
+
+/** Each table's variable in the generated module, in the tables' order, all distinct. */
+export function resourceVariables(tables: string[]): string[] {
+  const variables = new Set(moduleNames);
+  return tables.map((table) => {
+    let variable = camelIdentifier(table);
+    if (variables.has(variable)) variable = `${variable}Resource`;
+    for (let n = 2; variables.has(variable); n++) variable = `${camelIdentifier(table)}Resource${n}`;
+    variables.add(variable);
+    return variable;
+  });
 }
