@@ -12,7 +12,7 @@ import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { buildSchemaDocument } from '../schema/document.js';
 import type { DetailRelation, SchemaDocument } from '../schema/types.js';
 import { bodyLimit, planUpdate, prepareInputs } from '../schema/update.js';
-import { endpointConditions, resourceConditions } from '../sql/compile.js';
+import { endpointConditions, resourceConditions } from '../sql/conditions.js';
 import type { Connection } from '../sql/connect.js';
 import { type DynamicDb, withStatementOptions } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';

@@ -2,7 +2,7 @@ import type { IncludeNode } from '../plan/list-plan.js';
 import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
-import { resourceConditions } from '../sql/compile.js';
+import { resourceConditions } from '../sql/conditions.js';
 import type { Connection } from '../sql/connect.js';
 import type { Row, RunOptions } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';

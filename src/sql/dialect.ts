@@ -6,6 +6,7 @@ import {
   type Expression,
   type Kysely,
   type RawBuilder,
+  type SelectQueryBuilder,
   type SqlBool,
   sql,
   type TransactionSettings,
@@ -15,6 +16,10 @@ import type { Refusal } from '../errors/refusal.js';
 /** Kysely over a schema known only at run time (tables come from resource definitions). */
 // biome-ignore lint/suspicious/noExplicitAny: the database schema is described by resource definitions, not by types.
 export type DynamicDb = Kysely<any>;
+
+/** A SELECT over such tables. */
+// biome-ignore lint/suspicious/noExplicitAny: rows of run-time tables.
+export type DynamicSelect = SelectQueryBuilder<any, any, any>;
 
 export type DialectName = 'postgres' | 'mysql' | 'sqlite';
 
