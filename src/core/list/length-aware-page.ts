@@ -1,4 +1,3 @@
-import { reachesScope } from '../../resource/registry.js';
 import {
   boundedEstimate,
   lengthAwarePage,
@@ -23,21 +22,6 @@ export async function lengthAwareAnswer(
 const countOf = (rows: Row[]) => Number(rows[0]?.total ?? 0);
 
 /**
- * Whether the endpoint's total may be a planner estimate. Without one (SQLite) every strategy but
- * 'none' counts exactly, and says so. So does an endpoint whose rows a scope or a baseQuery narrows:
- * the planner estimates from statistics of the whole table, every tenant's rows included, and an
- * estimate would let one tenant observe another's.
- */
-function estimates(state: ListState): boolean {
-  const { endpoint, connection } = state;
-  return (
-    connection.dialect.rowEstimate !== undefined &&
-    endpoint.policy.baseQuery === undefined &&
-    !reachesScope(endpoint.resource)
-  );
-}
-
-/**
  * A length-aware page's rows and what it says of the total, by the endpoint's `total` strategy.
  * Past 'exact', the page is read with one row more: the rows then prove whether a next page exists,
  * and the total when the page is the last, so an estimate never contradicts the rows known to exist
@@ -52,7 +36,7 @@ async function countedPage(
   const run = runIn(state, options);
   const { page, perPage } = plan.mode;
   const offset = (page - 1) * perPage;
-  if (strategy === 'exact' || (strategy !== 'none' && !estimates(state))) {
+  if (strategy === 'exact' || (strategy !== 'none' && !state.estimates)) {
     const [countRows, rows] = await Promise.all([
       run(queries.count(plan, ctx)),
       run(queries.rows(plan, { limit: perPage, offset }, ctx)),

@@ -3,6 +3,7 @@ import { rowReader } from '../../load/row-reader.js';
 import type { CompiledEndpoint } from '../../plan/endpoint.js';
 import type { CursorValue, ListPlan } from '../../plan/list-plan.js';
 import type { ResourceRecord } from '../../resource/policy.js';
+import { reachesScope } from '../../resource/registry.js';
 import type { Connection, ReadOptions } from '../../sql/connect.js';
 import { Departure, type Row, type Statement } from '../../sql/dialect.js';
 import { PreparedQueries } from '../../sql/prepared.js';
@@ -18,6 +19,13 @@ export interface ListState {
   readonly queries: PreparedQueries;
   /** A database row → the stored record (visible columns, read by their kind). */
   readonly read: (row: Row) => ResourceRecord;
+  /**
+   * Whether a length-aware total may be a planner estimate. Without one (SQLite) every strategy but
+   * 'none' counts exactly, and says so. So does an endpoint whose rows a scope or a baseQuery narrows:
+   * the planner estimates from statistics of the whole table, every tenant's rows included, and an
+   * estimate would let one tenant observe another's.
+   */
+  readonly estimates: boolean;
   /** Rows → records with counts and includes, then through the endpoint's `response` transformer. */
   shape(plan: ListPlan, rows: Row[], ctx: unknown, options: ReadOptions): Promise<unknown[]>;
 }
@@ -59,7 +67,12 @@ export function prepareList(endpoint: CompiledEndpoint, connection: Connection):
     return transform(records, ctx);
   }
 
-  return { endpoint, connection, queries, read, shape };
+  // Decided once: it walks the resource's relations, which no request changes.
+  const estimates =
+    connection.dialect.rowEstimate !== undefined &&
+    endpoint.policy.baseQuery === undefined &&
+    !reachesScope(endpoint.resource);
+  return { endpoint, connection, queries, read, estimates, shape };
 }
 
 /** How a request's statements run: the endpoint's deadline, and a client that goes away stops them. */
