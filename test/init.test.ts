@@ -634,6 +634,7 @@ describe('the init command', () => {
   let database: string;
   beforeAll(async () => {
     // The command as users run it: src transpiled file by file (no type check: tsc -p covers that).
+    mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
     out = mkdtempSync(join(root, 'node_modules', '.cache', 'rqs-init-cli-'));
     const transpile = (dir: string) => {
       for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {

@@ -1,11 +1,16 @@
+import { isAbsolute, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { init, OutputExistsError } from '../init/index.js';
+import { DatabaseMissingError, init, NothingToServeError, OutputExistsError } from '../init/index.js';
 
-export const initUsage = `Usage: resource-query-service init --database-url <url> [--out rqs.config.ts] [--force]
+export const initUsage = `Usage: resource-query-service init --database-url <url> [--out rqs.config.ts] [--force] [--writable]
 
 Reads the database (sqlite:<file>, postgres://…, mysql://…; default: DATABASE_URL) and writes a
-configuration module: one resource per table, relations from foreign keys, one conservative endpoint
-per resource. It refuses to overwrite <out> unless --force.
+configuration module: one resource per table (and per view with an id column), relations from foreign
+keys, one endpoint per resource with its schema document for the admin UI. Endpoints only list and
+read unless --writable. It refuses to overwrite <out> unless --force, a SQLite file that does not exist,
+and a database with no table it can serve.
+  --writable             let every table's endpoint create, update and delete (views stay read-only),
+                         under an access rule that allows anyone: restrict it before you deploy
   --schema <name>        PostgreSQL: the schema to read (default: current_schema(), usually public)
   --line-width <n>       lay the file out for this line width (default 80)
   --import-from <module> the module the file imports from (default resource-query-service)`;
@@ -42,6 +47,7 @@ export async function runInit(args: string[], io: InitIo = console): Promise<num
       databaseUrl: url,
       out: values.out,
       force: values.force,
+      writable: values.writable,
       ...(values.schema !== undefined && { schema: values.schema }),
       ...(lineWidth !== undefined && { lineWidth }),
       ...(values['import-from'] !== undefined && { importFrom: values['import-from'] }),
@@ -53,16 +59,47 @@ export async function runInit(args: string[], io: InitIo = console): Promise<num
         '.',
     );
     for (const skip of skipped) io.log(`  not a resource: ${skip.table}: ${skip.reason}`);
-    io.log(`Review it, then serve it: npx resource-query-service --config ${result.path}`);
+    io.log(
+      values.writable
+        ? 'Endpoints may create, update and delete, and anyone may: restrict `anyone` in the file before you deploy.'
+        : 'Endpoints list and read only: run init with --writable, or add actions and access rules, to write.',
+    );
+    const { command, masked } = serveCommand(url, result.path as string);
+    io.log(`Review it, then serve it:\n  ${command}`);
+    if (masked) io.log('  (put your password back in place of *** in DATABASE_URL: it is not printed)');
     return 0;
   } catch (error) {
     io.error(
-      error instanceof OutputExistsError
+      error instanceof OutputExistsError ||
+        error instanceof DatabaseMissingError ||
+        error instanceof NothingToServeError
         ? error.message
         : `init failed (${shown}): ${error instanceof Error ? error.message : String(error)}`,
     );
     return 1;
   }
+}
+
+/**
+ * The command that serves the file written, with the database it was made from: the URL as given, but a
+ * password (in the user info or a `password=` parameter) as `***`, since terminals and logs keep what is
+ * printed; `masked` says the user must put it back.
+ */
+export function serveCommand(url: string, path: string): { command: string; masked: boolean } {
+  const hidden = url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)[^@/]+@/i, '$1***@')
+    .replace(/([?&]password=)[^&]*/i, '$1***');
+  const shown = relative(process.cwd(), path);
+  const file = shown.startsWith('..') || isAbsolute(shown) ? path : shown;
+  return {
+    command: `DATABASE_URL=${shellWord(hidden)} npx resource-query-service --config ${shellWord(file)}`,
+    masked: hidden !== url,
+  };
+}
+
+/** A word the shell reads as it is: single-quoted when it holds anything but plain characters. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
 function parseInitArgs(args: string[]) {
@@ -72,6 +109,7 @@ function parseInitArgs(args: string[]) {
       'database-url': { type: 'string' },
       out: { type: 'string', default: 'rqs.config.ts' },
       force: { type: 'boolean', default: false },
+      writable: { type: 'boolean', default: false },
       schema: { type: 'string' },
       'line-width': { type: 'string' },
       'import-from': { type: 'string' },

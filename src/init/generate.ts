@@ -1,8 +1,8 @@
 import type { DatabaseModel } from './model.js';
-import { planConfig } from './plan.js';
+import { type PlanOptions, planConfig } from './plan.js';
 import type { ConfigPlan, RelationPlan, ResourcePlan } from './plan-types.js';
 
-export interface GenerateOptions {
+export interface GenerateOptions extends PlanOptions {
   /** The module the configuration imports its helpers from (default `resource-query-service`). */
   importFrom?: string;
   /** The line width the text is laid out for, as biome or prettier would (default 80). */
@@ -13,7 +13,7 @@ const engines = { postgres: 'PostgreSQL', mysql: 'MariaDB/MySQL', sqlite: 'SQLit
 
 /** The configuration module for a database: `planConfig` then `renderConfig`. Pure. */
 export function generateConfig(model: DatabaseModel, options: GenerateOptions = {}): string {
-  return renderConfig(planConfig(model), options);
+  return renderConfig(planConfig(model, options), options);
 }
 
 /** TypeScript source of a configuration module (`export default defineConfig({ resources, endpoints })`). */

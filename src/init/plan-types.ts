@@ -12,6 +12,8 @@ export interface ConfigPlan {
   resources: ResourcePlan[];
   /** Tables that are not resources, and why. */
   skipped: SkippedTable[];
+  /** `init --writable`: the endpoints of tables create, update and delete. */
+  writable: boolean;
 }
 
 export interface SkippedTable {

@@ -9,8 +9,13 @@ import type { ConfigPlan, ResourcePlan } from './plan-types.js';
 import { planRelations, type RelationContext } from './relations.js';
 import { classifyTables, skippedTables } from './tables.js';
 
+export interface PlanOptions {
+  /** Endpoints of tables create, update and delete (views never do); default: list and read only. */
+  writable?: boolean;
+}
+
 /** What `init` declares for a database: pure, so that `generateConfig` (generate.ts) is too. */
-export function planConfig(model: DatabaseModel): ConfigPlan {
+export function planConfig(model: DatabaseModel, options: PlanOptions = {}): ConfigPlan {
   // Tables are classified first: a pivot only joins resources, and a skipped table names its pivot.
   const { candidates, internal, resourceTables, whyNot } = classifyTables(model);
   const { links, compositeNotes } = resolveLinks(candidates);
@@ -23,7 +28,13 @@ export function planConfig(model: DatabaseModel): ConfigPlan {
     variable: variables[i] as string,
   }));
   const skipped = skippedTables(internal, candidates, whyNot, pivots);
-  return { dialect: model.dialect, schema: model.schema, resources, skipped };
+  return {
+    dialect: model.dialect,
+    schema: model.schema,
+    resources,
+    skipped,
+    writable: options.writable ?? false,
+  };
 }
 
 function planResource(
