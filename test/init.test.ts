@@ -163,10 +163,15 @@ const django: Expected = {
   skipped: ['django_migrations'],
   relations: {
     auth_user: {
-      blog_entries: 'hasMany blog_entry by author_id',
-      auth_groups: 'belongsToMany auth_group via auth_user_groups(user_id, group_id)',
+      blogEntries: 'hasMany blog_entry by author_id',
+      // The pivot has its own id: a resource too, reached as a hasMany as well.
+      authUserGroups: 'hasMany auth_user_groups by user_id',
+      authGroups: 'belongsToMany auth_group via auth_user_groups(user_id, group_id)',
     },
-    auth_group: { auth_users: 'belongsToMany auth_user via auth_user_groups(group_id, user_id)' },
+    auth_group: {
+      authUserGroups: 'hasMany auth_user_groups by group_id',
+      authUsers: 'belongsToMany auth_user via auth_user_groups(group_id, user_id)',
+    },
     auth_user_groups: { user: 'belongsTo auth_user by user_id', group: 'belongsTo auth_group by group_id' },
     blog_entry: { author: 'belongsTo auth_user by author_id' },
   },
@@ -179,7 +184,7 @@ const django: Expected = {
     'blog_entry.pub_date': { type: 'date', nullable: false },
   },
   lists: {
-    '/api/auth_user?filter[is_staff]=true&count=blog_entries': [3, 1],
+    '/api/auth_user?filter[is_staff]=true&count=blogEntries': [3, 1],
     '/api/auth_user?sort=username': [1, 2, 3],
     '/api/auth_group': [2, 1],
     '/api/auth_user_groups?include=user,group&filter[group_id]=1': [3, 1],
@@ -543,9 +548,9 @@ describe('the generator, from hand-written models', () => {
     });
     expect(relationsOf(resourceOf(plan, 'people'))).toEqual({
       team: 'belongsTo teams by team_code',
-      orders_as_customer: 'hasMany orders by customer_id',
-      orders_as_clerk: 'hasMany orders by clerk_id',
-      orders_as_reviewer: 'hasMany orders by reviewer_id',
+      customerOrders: 'hasMany orders by customer_id',
+      clerkOrders: 'hasMany orders by clerk_id',
+      reviewerOrders: 'hasMany orders by reviewer_id',
       // A pivot between a table and itself: named after the other key.
       followees: 'belongsToMany people via follows(follower_id, followee_id)',
       followers: 'belongsToMany people via follows(followee_id, follower_id)',
@@ -564,7 +569,7 @@ describe('the generator, from hand-written models', () => {
       {
         table: 'follows',
         reason:
-          'composite primary key (follower_id, followee_id): a resource needs one key column; the pivot of people ↔ people, reached through belongsToMany.',
+          'composite primary key (follower_id, followee_id): a resource needs one key column; the pivot of people ↔ people, reached through belongsToMany (its created_at not shown).',
       },
       { table: 'knex_migrations', reason: "Knex's migration log." },
       {

@@ -104,14 +104,44 @@ export function pluralize(name: string): string {
   });
 }
 
-/** A to-many relation's name for a table: `posts` as it is, `Post` → `posts`, `blog_entry` → `blog_entries`. */
-export function collectionName(table: string): string {
-  return /s$/.test(table) ? table : pluralize(lowerFirst(table));
-}
-
 /** `Post` → `post`: a PascalCase model table's name as a property name. */
 export function lowerFirst(name: string): string {
   return /^[A-Z][a-z]/.test(name) ? `${name.charAt(0).toLowerCase()}${name.slice(1)}` : name;
+}
+
+/** `invoiceLine` → `InvoiceLine`. */
+export function upperFirst(name: string): string {
+  return `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+}
+
+/**
+ * The one style of relation names: camelCase, whatever the catalog's style. `SupportRep` → `supportRep`,
+ * `blog_entry` → `blogEntry`, `ReportsTo` → `reportsTo`, `_CategoryToPost` → `categoryToPost`, `A` → `a`.
+ */
+export function camelName(name: string): string {
+  const words = name.split(/[^A-Za-z0-9]+/).filter((word) => word !== '');
+  return words
+    .map((word, i) => {
+      if (i > 0) return upperFirst(word);
+      return word === word.toUpperCase() ? word.toLowerCase() : lowerFirst(word);
+    })
+    .join('');
+}
+
+/** Whether a name's last word is already plural (`posts`, `categories`, `people`; not `status`, `address`). */
+function isPlural(name: string): boolean {
+  return singularize(name) !== name || irregular.some(([, plural]) => name.toLowerCase().endsWith(plural));
+}
+
+/** A to-many relation's name for a table: `InvoiceLine` → `invoiceLines`, `blog_entry` → `blogEntries`, `posts` → `posts`. */
+export function toManyName(table: string): string {
+  const camel = camelName(table);
+  return isPlural(camel) ? camel : pluralize(camel);
+}
+
+/** A to-one relation's name for a table: `Artist` → `artist`, `categories` → `category`, `auth_user` → `authUser`. */
+export function toOneName(table: string): string {
+  return singularize(camelName(table));
 }
 
 const reserved = new Set(

@@ -1,6 +1,14 @@
 import { isUniqueColumn, type Link } from './keys.js';
 import type { TableModel } from './model.js';
-import { collectionName, lowerFirst, pluralize, singularize, snakeCase, stripIdSuffix } from './names.js';
+import {
+  camelName,
+  pluralize,
+  snakeCase,
+  stripIdSuffix,
+  toManyName,
+  toOneName,
+  upperFirst,
+} from './names.js';
 import type { Pivot } from './pivots.js';
 import type { ColumnPlan, RelationPlan } from './plan-types.js';
 
@@ -12,8 +20,22 @@ export interface RelationContext {
 }
 
 /**
- * A resource's relations, named so that none shadows a column or another relation; `notes` gets the
- * links that make none.
+ * A resource's relations, under one naming rule (README, "Start from your own database"):
+ *
+ * - every name is camelCase, whatever the catalog's style;
+ * - `belongsTo`: the foreign key without its id suffix (`ArtistId` → `artist`, `SupportRepId` →
+ *   `supportRep`, `user_id` → `user`); a key without one (`ReportsTo`) is named as it is when it is a
+ *   self-reference or one of several keys to the same table, else after the table (`team_code` → `team`);
+ * - `hasOne`/`hasMany`: the other table, singular or plural (`invoiceLines`, `profile`); when that table
+ *   has several keys to this one, or refers to itself, the key comes first (`customerOrders`,
+ *   `reportsToEmployees`), except a self-reference by `parent_id`, whose other side is `children`;
+ * - `belongsToMany`: the other table, plural (`films`, `roles`); through a pivot between a table and
+ *   itself, the other key, plural (`followers`, `followees`);
+ * - a name a column or an earlier relation holds (belongsTo in column order, then hasOne/hasMany, then
+ *   belongsToMany, tables by name) falls back to the next candidate, then to `<name>Relation`,
+ *   `<name>Relation2`, … — deterministic for a given catalog.
+ *
+ * `notes` gets the links that make no relation.
  */
 export function planRelations(
   table: TableModel,
@@ -24,12 +46,12 @@ export function planRelations(
 ): RelationPlan[] {
   const taken = new Set(columns.map((column) => column.name));
   const relations: RelationPlan[] = [];
-  /** The first free candidate, else the first with a suffix that frees it. */
+  /** The first free candidate, else the first with a numbered `Relation` suffix that frees it. */
   const claim = (candidates: string[]) => {
     const names = candidates.filter((name) => name !== '');
     const first = names[0] ?? 'related';
-    let name = names.find((candidate) => !taken.has(candidate)) ?? `${first}_relation`;
-    for (let n = 2; taken.has(name); n++) name = `${first}_relation${n}`;
+    let name = names.find((candidate) => !taken.has(candidate)) ?? `${first}Relation`;
+    for (let n = 2; taken.has(name); n++) name = `${first}Relation${n}`;
     taken.add(name);
     return name;
   };
@@ -38,6 +60,9 @@ export function planRelations(
     const model = resourceTables.get(child);
     return model !== undefined && isUniqueColumn(model, column);
   };
+  /** How many keys `from` holds to `to`. */
+  const keysBetween = (from: string, to: string) =>
+    links.filter((link) => link.table === from && link.target === to).length;
 
   // belongsTo: this table holds the key.
   const position = (column: string) => columns.findIndex((candidate) => candidate.name === column);
@@ -51,7 +76,9 @@ export function planRelations(
       continue;
     }
     const base = stripIdSuffix(link.column);
-    const name = claim([base ?? '', singularize(lowerFirst(link.target)), `${link.column}_${link.target}`]);
+    const byKey = link.target === table.name || keysBetween(table.name, link.target) > 1;
+    const primary = base !== undefined ? camelName(base) : byKey ? camelName(link.column) : '';
+    const name = claim([primary, toOneName(link.target), camelName(link.column)]);
     relations.push({
       kind: 'belongsTo',
       name,
@@ -61,8 +88,11 @@ export function planRelations(
     });
   }
 
-  // hasOne / hasMany: other resources hold a key to this table (pivots are reached through belongsToMany).
-  const referring = links.filter((link) => link.target === table.name && !pivots.has(link.table));
+  // hasOne / hasMany: other resources hold a key to this table. A pivot is reached through belongsToMany;
+  // one that is a resource too (its own id) also as a hasMany, which shows its other columns.
+  const referring = links.filter(
+    (link) => link.target === table.name && (!pivots.has(link.table) || resourceTables.has(link.table)),
+  );
   for (const link of referring)
     if (!resourceTables.has(link.table))
       notes.push(
@@ -71,17 +101,16 @@ export function planRelations(
   const incoming = referring.filter((link) => resourceTables.has(link.table));
   for (const link of incoming) {
     const one = unique(link.table, link.column);
-    const siblings = incoming.filter((other) => other.table === link.table).length;
-    const base = stripIdSuffix(link.column) ?? link.column;
-    const plural = collectionName(link.table);
-    const noun = one ? singularize(lowerFirst(link.table)) : plural;
+    const base = camelName(stripIdSuffix(link.column) ?? link.column);
+    const noun = one ? toOneName(link.table) : toManyName(link.table);
     const self = link.table === table.name;
+    const byKey = `${base}${upperFirst(noun)}`;
     const candidates =
       self && snakeCase(base) === 'parent' && !one
-        ? ['children', `${noun}_as_${base}`]
-        : siblings > 1 || self
-          ? [`${noun}_as_${base}`]
-          : [noun, `${noun}_as_${base}`];
+        ? ['children', byKey]
+        : self || keysBetween(link.table, table.name) > 1
+          ? [byKey]
+          : [noun, byKey];
     relations.push({
       kind: one ? 'hasOne' : 'hasMany',
       name: claim(candidates),
@@ -98,13 +127,17 @@ export function planRelations(
     if (pivot.b.target === table.name) sides.push([pivot.b, pivot.a]);
     for (const [mine, other] of sides) {
       const self = pivot.a.target === pivot.b.target;
-      const otherBase = stripIdSuffix(other.column) ?? other.column;
-      const candidates = self
-        ? [pluralize(otherBase), `${pluralize(otherBase)}_via_${pivot.table}`]
-        : [collectionName(other.target), `${collectionName(other.target)}_via_${pivot.table}`];
+      const name = self
+        ? pluralize(camelName(stripIdSuffix(other.column) ?? other.column))
+        : toManyName(other.target);
+      const claimed = claim([name, `${name}Via${upperFirst(camelName(pivot.table))}`]);
+      if (pivot.payload.length > 0)
+        notes.push(
+          `${claimed} goes through ${pivot.table}, whose ${pivot.payload.join(', ')} ${pivot.payload.length === 1 ? 'is' : 'are'} not shown: includes answer the related records, not the pivot's columns (the service cannot answer them yet).`,
+        );
       relations.push({
         kind: 'belongsToMany',
-        name: claim(candidates),
+        name: claimed,
         resource: other.target,
         pivot: pivot.table,
         foreignPivotKey: mine.column,
