@@ -52,7 +52,7 @@ export function skippedTables(
     skipped.push({
       table: table.name,
       reason: pivot
-        ? `${reason}; the pivot of ${pivot.a.target} ↔ ${pivot.b.target}, reached through belongsToMany.`
+        ? `${reason}; the pivot of ${pivot.a.target} ↔ ${pivot.b.target}, reached through belongsToMany${pivot.payload.length > 0 ? ` (its ${pivot.payload.join(', ')} not shown)` : ''}.`
         : `${reason}.`,
     });
   }
