@@ -359,6 +359,10 @@ export async function introspectSqlite(
       .map((row) => row.name);
     // SQLite reports an INTEGER PRIMARY KEY as nullable; no key is.
     for (const column of columns) if (primaryKey.includes(column.name)) column.nullable = false;
+    // An INTEGER PRIMARY KEY is the rowid: given one on insert, with or without AUTOINCREMENT.
+    const rowid = primaryKey.length === 1 && !table.isView ? primaryKey[0] : undefined;
+    for (const column of columns)
+      if (column.name === rowid && column.type.toLowerCase() === 'integer') column.autoIncrement = true;
     models.push({
       name: table.name,
       isView: table.isView,

@@ -1,5 +1,5 @@
 import type { DialectName } from '../sql/dialect.js';
-import { findSoftDelete, planColumns } from './columns.js';
+import { findSoftDelete, labelColumn, planColumns } from './columns.js';
 import { planEndpoint } from './endpoints.js';
 import { compositeUniqueNotes, resolveLinks } from './keys.js';
 import type { DatabaseModel, TableModel } from './model.js';
@@ -23,9 +23,15 @@ export function planConfig(model: DatabaseModel, options: PlanOptions = {}): Con
   const context: RelationContext = { links, pivots, resourceTables };
   const tables = [...resourceTables.values()];
   const variables = resourceVariables(tables.map((table) => table.name));
-  const resources = tables.map((table, i) => ({
-    ...planResource(model.dialect, table, context, compositeNotes.get(table.name) ?? []),
+  // Resources first, endpoints after: a relation filter names the related resource's label column.
+  const planned = tables.map((table) =>
+    planResource(model.dialect, table, context, compositeNotes.get(table.name) ?? []),
+  );
+  const related = new Map(planned.map((resource) => [resource.name, resource]));
+  const resources = planned.map((resource, i) => ({
+    ...resource,
     variable: variables[i] as string,
+    endpoint: planEndpoint(tables[i] as TableModel, resource, related, options.writable ?? false),
   }));
   const skipped = skippedTables(internal, candidates, whyNot, pivots);
   return {
@@ -42,12 +48,17 @@ function planResource(
   table: TableModel,
   context: RelationContext,
   compositeNotes: string[],
-): Omit<ResourcePlan, 'variable'> {
+): Omit<ResourcePlan, 'variable' | 'endpoint'> {
   const primaryKey = table.primaryKey[0] as string;
   const notes = [...compositeUniqueNotes(table), ...compositeNotes];
+  if (table.isView)
+    notes.push(
+      `A view, served read-only; its key ${primaryKey} is taken from its name, and assumed unique: the catalog cannot say.`,
+    );
   const { columns, skippedColumns, datetimeStorage } = planColumns(dialect, table, primaryKey, context.links);
   const softDelete = findSoftDelete(columns);
   const relations = planRelations(table, columns, primaryKey, context, notes);
+  const label = labelColumn(columns);
   return {
     name: table.name,
     table: table.name,
@@ -55,9 +66,10 @@ function planResource(
     columns,
     skippedColumns,
     relations,
+    view: table.isView,
+    ...(label && { labelColumn: label.name }),
     ...(softDelete && { softDeleteColumn: softDelete.name }),
     ...(datetimeStorage && { datetimeStorage }),
     notes,
-    endpoint: planEndpoint(table, columns, primaryKey, softDelete !== undefined, relations),
   };
 }

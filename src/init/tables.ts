@@ -1,6 +1,6 @@
 import { columnKind } from './kinds.js';
 import type { DatabaseModel, TableModel } from './model.js';
-import { internalTableReason } from './names.js';
+import { internalTableReason, singularize, snakeCase } from './names.js';
 import type { Pivot } from './pivots.js';
 import type { SkippedTable } from './plan-types.js';
 
@@ -26,8 +26,11 @@ export function classifyTables(model: DatabaseModel): {
   for (const table of candidates) {
     const key = table.primaryKey;
     const pkColumn = key.length === 1 ? table.columns.find((column) => column.name === key[0]) : undefined;
-    if (table.isView) whyNot.set(table.name, 'a view: no primary key to page by (declare it by hand)');
-    else if (key.length === 0) whyNot.set(table.name, 'no primary key: a resource needs one key column');
+    if (table.isView) {
+      const found = viewKey(model, table);
+      if (typeof found === 'string') whyNot.set(table.name, found);
+      else resourceTables.set(table.name, { ...table, primaryKey: [found.key] });
+    } else if (key.length === 0) whyNot.set(table.name, 'no primary key: a resource needs one key column');
     else if (key.length > 1)
       whyNot.set(table.name, `composite primary key (${key.join(', ')}): a resource needs one key column`);
     else if (!pkColumn || 'skip' in columnKind(model.dialect, pkColumn))
@@ -57,4 +60,30 @@ export function skippedTables(
     });
   }
   return skipped.sort((a, b) => (a.table < b.table ? -1 : a.table > b.table ? 1 : 0));
+}
+
+/**
+ * The key of a view, which no catalog declares: a column named `id`, else `<view>_id` (the view's name
+ * singular: `customer_list` → `customer_list_id`, or its first word: `actor_info` → `actor_id`), any
+ * case, of a kind the service knows. Where the engine tells a view column's nullability (MariaDB), it
+ * must be NOT NULL; PostgreSQL and SQLite call every view column nullable, so there the name decides,
+ * and the comment says the key is assumed unique. Anything else: skipped, saying how to declare one.
+ */
+function viewKey(model: DatabaseModel, table: TableModel): { key: string } | string {
+  const name = snakeCase(table.name);
+  const first = name.split('_')[0] ?? name;
+  const wanted = ['id', `${singularize(name)}_id`, `${singularize(first)}_id`];
+  const candidates = wanted.flatMap((form) =>
+    table.columns.filter((column) => snakeCase(column.name) === form),
+  );
+  const key = candidates.find(
+    (column) =>
+      !('skip' in columnKind(model.dialect, column)) && (model.dialect !== 'mysql' || !column.nullable),
+  );
+  if (key) return { key: key.name };
+  const why =
+    candidates.length > 0
+      ? `its ${candidates[0]?.name} is nullable or of no column kind`
+      : `no column named ${wanted.filter((form, i) => wanted.indexOf(form) === i).join(' or ')}`;
+  return `a view without a key to page by (${why}): declare it by hand, with primaryKey naming a column unique in the view`;
 }
