@@ -355,8 +355,8 @@ for (const dialect of dialects) {
         expect(columnsOf(plan, 'users', (column) => column.type === 'json')).toEqual(['settings']);
         expect(columnsOf(plan, 'posts', (column) => column.type === 'json')).toEqual(['meta']);
         expect(resourceOf(plan, 'users')?.endpoint).toMatchObject({
-          allowedIncludes: ['department', 'profile'],
-          allowedCounts: ['comments', 'posts'],
+          allowedIncludes: ['department', 'comments', 'posts', 'profile', 'roles'],
+          allowedCounts: ['comments', 'posts', 'roles'],
           defaultSort: '-id',
         });
         expect(plan.skipped.map((skip) => skip.table).sort()).toEqual(['permission_role', 'role_user']);
@@ -576,7 +576,11 @@ describe('the generator, from hand-written models', () => {
         table: 'order_lines',
         reason: 'composite primary key (order_id, line): a resource needs one key column.',
       },
-      { table: 'order_totals', reason: 'a view: no primary key to page by (declare it by hand).' },
+      {
+        table: 'order_totals',
+        reason:
+          'a view without a key to page by (no column named id or order_total_id or order_id): declare it by hand, with primaryKey naming a column unique in the view.',
+      },
     ]);
     expect(resourceOf(plan, 'orders')?.notes).toContain(
       'order_lines.order_id refers to it, but order_lines is not a resource: no relation made.',
@@ -584,7 +588,7 @@ describe('the generator, from hand-written models', () => {
     expect(resourceOf(plan, 'class')?.skippedColumns).toEqual([
       { name: 'photo', reason: 'blob: no column kind for type blob' },
     ]);
-    expect(resourceOf(plan, 'orders')?.endpoint).toEqual({
+    expect(resourceOf(plan, 'orders')?.endpoint).toMatchObject({
       resource: 'orders',
       allowedFilters: [
         'id',
@@ -596,11 +600,28 @@ describe('the generator, from hand-written models', () => {
         'placed_at',
         'deleted_at',
         'trashed',
+        // Each related resource's key and label column.
+        'person.id',
+        'person.email',
+        'clerk.id',
+        'clerk.email',
+        'reviewer.id',
+        'reviewer.email',
+        'category.id',
+        'category.name',
       ],
-      allowedSorts: ['id', 'placed_at'],
+      // The key, the indexed column, and the label column (customer: the first short text, no name-like one).
+      allowedSorts: ['id', 'customer', 'placed_at'],
       allowedIncludes: ['person', 'clerk', 'reviewer', 'category'],
       allowedCounts: [],
+      allowedSearch: ['customer'],
+      allowAll: 10_000,
       defaultSort: '-id',
+      actions: ['list', 'read'],
+    });
+    expect(resourceOf(plan, 'people')?.endpoint).toMatchObject({
+      allowedIncludes: ['team', 'customerOrders', 'clerkOrders', 'reviewerOrders', 'followees', 'followers'],
+      allowedCounts: ['customerOrders', 'clerkOrders', 'reviewerOrders', 'followees', 'followers'],
     });
     expect(columnsOf(plan, 'people', (candidate) => candidate.hidden)).toEqual(['api_key']);
     expect(resourceOf(plan, 'orders')?.columns[0]).toMatchObject({ type: 'integer', big: true });

@@ -35,9 +35,14 @@ export function planColumns(
     const isKey = column.name === primaryKey;
     const link = outgoing.get(column.name);
     const hidden = !isKey && !link && isSensitive(column.name);
+    const text = kind.type === 'string' ? textSize(dialect, column) : undefined;
+    const values = 'values' in kind && Array.isArray(kind.values) ? (kind.values as string[]) : undefined;
     const plan: ColumnPlan = {
       name: column.name,
       type: kind.type,
+      ...(text && { text: text.size }),
+      ...(text?.length !== undefined && { length: text.length }),
+      ...(values && { values }),
       ...(kind.big && { big: true }),
       ...(kind.precision !== undefined && { precision: kind.precision }),
       ...(kind.scale !== undefined && { scale: kind.scale }),
@@ -45,6 +50,7 @@ export function planColumns(
       nullable: !isKey && column.nullable,
       primaryKey: isKey,
       hidden,
+      required: !column.nullable && !column.hasDefault && !column.autoIncrement,
       notes: [
         column.type || 'no declared type',
         ...(isKey ? ['primary key'] : []),
@@ -72,4 +78,58 @@ export function findSoftDelete(columns: ColumnPlan[]): ColumnPlan | undefined {
   );
   if (softDelete) softDelete.notes.push('soft delete');
   return softDelete;
+}
+
+/** Char-like types by engine: compared with LIKE everywhere, short enough to search and show. */
+const charTypes: Record<DialectName, RegExp> = {
+  postgres: /^(varchar|bpchar|char|citext)$/,
+  mysql: /^(varchar|char)$/,
+  sqlite: /char/,
+};
+const longTypes: Record<DialectName, RegExp> = {
+  postgres: /^text$/,
+  mysql: /text$/,
+  sqlite: /^(text|clob)$|^$/,
+};
+
+/** A string column's size: short (char/varchar up to 255, or without a length), long (text), or neither (uuid, enum, time…). */
+function textSize(
+  dialect: DialectName,
+  column: ColumnModel,
+): { size: 'short' | 'long'; length?: number } | undefined {
+  const base = column.baseType;
+  const length = /\(\s*(\d+)\s*\)/.exec(column.type)?.[1];
+  if (charTypes[dialect].test(base) && !/text|clob/.test(base)) {
+    if (length === undefined) return { size: 'short' };
+    return { size: Number(length) <= 255 ? 'short' : 'long', length: Number(length) };
+  }
+  if (longTypes[dialect].test(base)) return { size: 'long' };
+  return undefined;
+}
+
+/** Names that usually name a record, best first: `name`, `title`, `label`, then `*_name`, `username`, `email`… */
+const labelNames = [
+  /^(name|title|label)$/,
+  /^(display_name|full_name|username|user_name)$/,
+  /_(name|title|label)$/,
+  /^(email|slug|code)$/,
+];
+
+/**
+ * The column that names a record: the first NOT NULL text column named like a name (by the order of
+ * `labelNames`), else a nullable one so named, else the first short text column. Long text named like
+ * one counts (PostgreSQL `text` names, SQLite `TEXT` everywhere); other long text does not.
+ */
+export function labelColumn(columns: ColumnPlan[]): ColumnPlan | undefined {
+  const texts = columns.filter(
+    (column) => column.type === 'string' && column.text !== undefined && !column.hidden && !column.primaryKey,
+  );
+  for (const nullable of [false, true])
+    for (const pattern of labelNames) {
+      const found = texts.find(
+        (column) => column.nullable === nullable && pattern.test(snakeCase(column.name)),
+      );
+      if (found) return found;
+    }
+  return texts.find((column) => column.text === 'short');
 }

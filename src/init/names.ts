@@ -171,6 +171,11 @@ export function camelIdentifier(name: string): string {
 /** The module's own names: a table's variable never shadows them. */
 const moduleNames = [
   'endpoints',
+  'adminUi',
+  'adminDir',
+  'anyone',
+  'existsSync',
+  'fileURLToPath',
   'belongsTo',
   'belongsToMany',
   'hasMany',

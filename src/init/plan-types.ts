@@ -1,3 +1,5 @@
+import type { Action } from '../resource/policy.js';
+import type { SchemaDeclaration } from '../resource/schema-declaration.js';
 import type { ColumnType, DatetimeStorage, RelationDefinition } from '../resource/types.js';
 import type { DialectName } from '../sql/dialect.js';
 
@@ -31,6 +33,10 @@ export interface ResourcePlan {
   /** Columns left out (no column kind fits them), and why. */
   skippedColumns: SkippedColumn[];
   relations: RelationPlan[];
+  /** A view: served read-only, under a key its name gives (tables.ts). */
+  view: boolean;
+  /** The column that names a record (`name`, `title`): searched, sorted, and the schema's record title. */
+  labelColumn?: string;
   softDeleteColumn?: string;
   /** SQLite: the storage all datetime columns share, written once (`storage: { datetime }`). */
   datetimeStorage?: DatetimeStorage;
@@ -55,6 +61,14 @@ export interface ColumnPlan {
   nullable: boolean;
   primaryKey: boolean;
   hidden: boolean;
+  /** NOT NULL without a default or an auto-increment: a create must give it. */
+  required: boolean;
+  /** String columns: `short` for char/varchar up to 255 (or no length), `long` for text types. */
+  text?: 'short' | 'long';
+  /** A char/varchar column's declared length. */
+  length?: number;
+  /** Enum and set columns: the values the column takes (when the column's kind reads them). */
+  values?: readonly string[];
   /** Facts for the column's comment: declared type, keys, uniqueness, how a kind was detected. */
   notes: string[];
 }
@@ -68,5 +82,14 @@ export interface EndpointPlan {
   allowedSorts: string[];
   allowedIncludes: string[];
   allowedCounts: string[];
+  allowedSearch: string[];
+  /** `all=true` up to this many records. */
+  allowAll: number;
   defaultSort: string;
+  /** The actions served: `list` and `read`, and the writes when `init --writable` (never on a view). */
+  actions: Action[];
+  /** The schema document (table, form, detail) for the admin UI. */
+  schema: SchemaDeclaration;
+  /** Facts for the comment above the endpoint: what is not in the form, why an action is missing. */
+  notes: string[];
 }
