@@ -3,7 +3,7 @@
  * documents, lists, and the records API (read one, create, update, delete, restore, with ETags). URLs
  * are resolved against `baseUrl` (default: relative, for a page served by the service itself).
  */
-export type { ValueShape } from '../plan/operators.js';
+export type { ValueShape } from '../kinds/operators.js';
 export type { Action } from '../resource/policy.js';
 export type {
   InputType,

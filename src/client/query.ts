@@ -1,5 +1,5 @@
 import qs from 'qs';
-import { type OperatorName, operators, type ValueShape } from '../plan/operators.js';
+import { type OperatorName, operatorShapes, type ValueShape } from '../kinds/operators.js';
 
 /**
  * The list query of a client, typed: what `buildListQuery` turns into the query string grammar that
@@ -15,7 +15,7 @@ export type FilterOperator = OperatorName;
 
 /** How an operator's value is written (`flag`: true/false, `list`: one or more, `pair`/`datePair`: two). */
 export function operatorShape(op: FilterOperator): ValueShape {
-  return operators[op].shape;
+  return operatorShapes[op];
 }
 
 /** `filter[name]=value` without `op`, `filter[name][op]=value` with it. */

@@ -1,4 +1,4 @@
-import { refusalError, timeoutError } from '../errors/refusal.js';
+import { readRefusalError, refusalError, timeoutError } from '../errors/refusal.js';
 import { RequestError } from '../errors/request-error.js';
 import type { Connection } from '../sql/connect.js';
 import { QueryCancelled, QueryTimeout } from '../sql/dialect.js';
@@ -19,6 +19,7 @@ export async function answerError(
   error: unknown,
   connection: Connection,
   log: ServiceLogger = fallbackLogger,
+  method = 'GET',
 ): Promise<ServiceResponse> {
   if (RequestError.is(error)) {
     // A part the service depends on failed (an identity provider): the client is told to retry, the log why.
@@ -38,7 +39,8 @@ export async function answerError(
   const refusal = await connection.dialect.refusal(error, connection.db).catch(() => undefined);
   if (refusal) {
     log.warn({ err: error }, `database refused the request (${refusal.kind})`);
-    const answer = refusalError(refusal);
+    // A read writes nothing: what the database refused there is a value of the query string.
+    const answer = method === 'GET' || method === 'HEAD' ? readRefusalError(refusal) : refusalError(refusal);
     return json(answer.status, answer.envelope, { ...answer.headers });
   }
   log.error({ err: error }, 'request failed');

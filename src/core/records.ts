@@ -165,7 +165,7 @@ export function recordRoutes(
   ): Promise<ResourceRecord | undefined> => {
     let query = from
       .selectFrom(`${resource.table} as t0`)
-      .select(visibleSelection(resource, 't0'))
+      .select(visibleSelection(resource, 't0', dialect))
       .where((eb: DynamicExpressionBuilder) =>
         eb.and([
           eb(`t0.${resource.primaryKey}`, '=', id),

@@ -275,7 +275,7 @@ export async function createService<Ctx = unknown>(
           const ctx = await contextOf(request);
           return await run(request, ctx, index === -1 ? '' : request.url.slice(index + 1));
         } catch (error) {
-          return answerError(error, connection, request.log);
+          return answerError(error, connection, request.log, request.method);
         }
       })();
       // An answer that depends on who asks must not be served to someone else by a shared cache.

@@ -60,6 +60,17 @@ export function refusalError(refusal: Refusal, fields: readonly Field[] = []): R
   return new RequestError(status, { message: first, errors });
 }
 
+/**
+ * A refusal of a read: 503 when the database is unavailable; otherwise a value of the query string
+ * the column's type cannot hold (a value the column's kind let through, such as an IPv4 address for
+ * MariaDB's INET6), keyed `filter` — never `body`, which a read has not.
+ */
+export function readRefusalError(refusal: Refusal): RequestError {
+  if (refusal.kind === 'unavailable') return refusalError(refusal);
+  const message = 'A filter value is not one the database can compare with its column.';
+  return new RequestError(422, { message, errors: { filter: [message] } });
+}
+
 /** A statement stopped past the endpoint's timeout (or for a client that left): 503, retry later. */
 export function timeoutError(ms: number | undefined): RequestError {
   const message =

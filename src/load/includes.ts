@@ -76,7 +76,9 @@ function relatedRows(
   options: RunOptions | undefined,
 ): Promise<Row[]> {
   const target = relation.target;
-  let query = connection.db.selectFrom(`${target.table} as r`).select(visibleSelection(target, 'r'));
+  let query = connection.db
+    .selectFrom(`${target.table} as r`)
+    .select(visibleSelection(target, 'r', connection.dialect));
   if (relation.pivot) {
     query = query
       .innerJoin(`${relation.pivot.table} as p`, `p.${relation.pivot.childKey}`, `r.${relation.childKey}`)

@@ -1,10 +1,9 @@
+import { DATE_PATTERN, DECIMAL_LIMIT, decimalRange, integerRange, kinds } from '../kinds/index.js';
 import type { CompiledEndpoint } from '../plan/endpoint.js';
 import { operators, type TargetKind } from '../plan/operators.js';
-import { DATE_PATTERN, DECIMAL_LIMIT, decimalRange, integerRange } from '../plan/values.js';
 import type { TotalStrategy } from '../resource/policy.js';
 import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
 import type { InputDeclaration, VisibleWhen } from '../resource/schema-declaration.js';
-import type { ColumnType } from '../resource/types.js';
 import type { SchemaDocument, SchemaFilter } from '../schema/types.js';
 import { EMAIL_PATTERN, textLengths } from '../schema/update.js';
 
@@ -24,21 +23,10 @@ function orNull(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
-/** The JSON a column's values take in responses (src/load/row-reader.ts). */
-const valueSchemas: Record<ColumnType, JsonSchema> = {
-  string: { type: 'string' },
-  integer: { type: 'integer' },
-  decimal: { type: 'number' },
-  boolean: { type: 'boolean' },
-  date: { type: 'string', format: 'date' },
-  datetime: { type: 'string', format: 'date-time' },
-  // Any JSON value, null included.
-  json: {},
-};
-
+/** The JSON a column's values take in responses (its kind's `schema`, src/kinds/). */
 export function columnSchema(column: ResolvedColumn): JsonSchema {
-  const schema = valueSchemas[column.type];
-  return column.nullable && column.type !== 'json' ? orNull(schema) : { ...schema };
+  const schema = kinds[column.type].schema(column);
+  return column.nullable && column.type !== 'json' ? orNull(schema) : schema;
 }
 
 const toMany = (kind: string) => kind === 'hasMany' || kind === 'belongsToMany';
@@ -140,7 +128,9 @@ function filterValueSchema(filter: SchemaFilter, column: ResolvedColumn | undefi
   if (kind === 'custom' || kind === 'json') return {};
   if (kind === 'date') return dateSchema;
   const schema =
-    kind === 'integer' || kind === 'decimal' ? numberBounds(column, kind) : { ...valueSchemas[kind] };
+    kind === 'integer' || kind === 'decimal'
+      ? numberBounds(column, kind)
+      : kinds[kind].schema(column ?? { big: false });
   if (filter.options && (kind === 'string' || kind === 'integer' || kind === 'decimal'))
     schema.enum = filter.options.map((option) => option.value);
   return schema;

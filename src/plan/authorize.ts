@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { ErrorBag } from '../errors/error-bag.js';
+import { coerceBoolean } from '../kinds/index.js';
 import type { ClauseInput, FieldInput, ListRequest } from '../request/list-request.js';
 import type { ResolvedRelation } from '../resource/registry.js';
 import { checkCursorValues, decodeCursor } from './cursor.js';
@@ -7,7 +8,6 @@ import { type CompiledEndpoint, parseSort } from './endpoint.js';
 import { buildConditions, notAllowedMessage, resolveFilter } from './filters.js';
 import type { FilterNode, IncludeNode, ListPlan, PageMode, SortTerm } from './list-plan.js';
 import { relationPath } from './paths.js';
-import { coerceBoolean } from './values.js';
 
 const MAX_PAGE = 1_000_000_000;
 const MAX_SEARCH_LENGTH = 200;

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors/configuration-error.js';
+import { columnTypes, kinds } from '../kinds/index.js';
 import { defaultLimits, type Limits } from '../request/limits.js';
 import type { FieldInput, RawValue } from '../request/list-request.js';
 import type { Action, AllLimit, EndpointPolicy, TotalStrategy } from '../resource/policy.js';
@@ -183,6 +184,9 @@ function compileTimeout(ms: number | undefined, where: string): number {
   return ms;
 }
 
+/** The kinds no sort applies to, as messages name them. */
+const unorderedKinds = columnTypes.filter((type) => !kinds[type].ordered).join(', ');
+
 export function compileEndpoint(
   policy: EndpointPolicy,
   resources: ReadonlyMap<string, ResolvedResource>,
@@ -222,11 +226,13 @@ export function compileEndpoint(
   }
   const visible = (column: string) => {
     const found = resource.columns.get(column);
-    return found !== undefined && !found.hidden && found.type !== 'json';
+    return found !== undefined && !found.hidden && kinds[found.type].ordered;
   };
   for (const column of policy.allowedSorts ?? [])
     if (!visible(column))
-      throw new ConfigurationError(`${where}: allowedSorts names unknown (or JSON) column "${column}".`);
+      throw new ConfigurationError(
+        `${where}: allowedSorts names unknown (or unordered: ${unorderedKinds}) column "${column}".`,
+      );
   const allowedSorts = new Set(policy.allowedSorts ?? []);
   const defaultSort = parseSort(policy.defaultSort ?? `-${resource.primaryKey}`, visible, (message) => {
     throw new ConfigurationError(`${where}: defaultSort: ${message}`);

@@ -1,3 +1,4 @@
+import { coerceBoolean, coerceDate, coerceYear, nextDay } from '../kinds/index.js';
 import type { FieldInput, RawValue } from '../request/list-request.js';
 import { isObject } from '../request/parse.js';
 import type { ResolvedColumn } from '../resource/registry.js';
@@ -6,15 +7,7 @@ import type { CompiledEndpoint } from './endpoint.js';
 import type { Condition, FieldTarget, Scalar } from './list-plan.js';
 import { isOperator, type OperatorName, operators, operatorsFor, type TargetKind } from './operators.js';
 import { maxJsonDepth, resolvePath } from './paths.js';
-import {
-  coerceBoolean,
-  coerceDate,
-  coerceForColumn,
-  coerceForJson,
-  coerceYear,
-  jsonTypeOf,
-  nextDay,
-} from './values.js';
+import { coerceForColumn, coerceForJson, jsonTypeOf } from './values.js';
 
 /** What a filter name turned out to be, decided from the definitions alone. */
 export type Resolution =

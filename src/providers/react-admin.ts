@@ -19,7 +19,7 @@ import type {
 import { HttpError } from 'ra-core';
 import type { ErrorMap, ListQuery, RecordData } from '../client/index.js';
 import type { FilterNode, FilterOperator, FilterScalar, FilterValue } from '../client/query.js';
-import { operators } from '../plan/operators.js';
+import { operatorShapes } from '../kinds/operators.js';
 import { loadQuery, type ProviderOptions, recordsApi } from './shared.js';
 
 export type { LoadMeta, ProviderOptions } from './shared.js';
@@ -33,8 +33,8 @@ export interface ReactAdminOptions extends ProviderOptions {
 }
 
 /** Operator names, longest first: `name_not_contains` is `not_contains`, not `contains`. */
-const operatorNames = (Object.keys(operators) as FilterOperator[]).sort((a, b) => b.length - a.length);
-const isOperator = (name: string): name is FilterOperator => Object.hasOwn(operators, name);
+const operatorNames = (Object.keys(operatorShapes) as FilterOperator[]).sort((a, b) => b.length - a.length);
+const isOperator = (name: string): name is FilterOperator => Object.hasOwn(operatorShapes, name);
 
 type Filter = Record<string, unknown>;
 

@@ -3,6 +3,7 @@
  * precision and scale) when the configuration is resolved. A new column kind's options are checked here.
  */
 import { ConfigurationError } from '../errors/configuration-error.js';
+import { columnTypes, kinds } from '../kinds/index.js';
 import type {
   BooleanStorage,
   ColumnOptions,
@@ -55,4 +56,32 @@ export function checkDecimal(resource: string, name: string, options: ColumnOpti
     throw new ConfigurationError(`${where}: precision must be a whole number from 1 to 65.`);
   if (scale !== undefined && (!Number.isInteger(scale) || scale < 0 || scale > precision))
     throw new ConfigurationError(`${where}: scale must be a whole number from 0 to the precision.`);
+}
+
+/** The kind exists, and the options only its kind takes are declared where they belong. */
+export function checkKindOptions(resource: string, name: string, options: ColumnOptions): void {
+  const where = `Resource "${resource}": column "${name}"`;
+  if (!Object.hasOwn(kinds, options.type))
+    throw new ConfigurationError(
+      `${where}: "${String(options.type)}" is not a column kind (one of ${columnTypes.join(', ')}).`,
+    );
+  const kind = kinds[options.type];
+  const takesValues = (kind.options as readonly string[]).includes('values');
+  const { values } = options;
+  if (!takesValues) {
+    if (values !== undefined)
+      throw new ConfigurationError(
+        `${where}: values are for ${columnTypes.filter((type) => (kinds[type].options as readonly string[]).includes('values')).join(' and ')} columns.`,
+      );
+    return;
+  }
+  if (
+    !Array.isArray(values) ||
+    values.length === 0 ||
+    !values.every((value) => typeof value === 'string') ||
+    new Set(values).size !== values.length
+  )
+    throw new ConfigurationError(
+      `${where}: a ${options.type} column declares its values, a list of distinct strings (values: ['a', 'b']).`,
+    );
 }

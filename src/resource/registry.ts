@@ -17,6 +17,8 @@ export interface ResolvedColumn {
   /** Decimal columns that declare them: `numeric(precision, scale)`. */
   readonly precision?: number;
   readonly scale?: number;
+  /** Enum and set columns: the values they take. */
+  readonly values?: readonly string[];
   /** Datetime and boolean columns: how values are stored (`native` for every other column). */
   readonly storage: DatetimeStorage | BooleanStorage;
 }

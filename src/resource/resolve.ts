@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { type Catalog, verifyAgainstCatalog } from './catalog.js';
-import { checkDecimal, columnOptions, storageOf } from './columns.js';
+import { checkDecimal, checkKindOptions, columnOptions, storageOf } from './columns.js';
 import type { ResolvedColumn, ResolvedRelation, ResolvedResource } from './registry.js';
 import type { RelationDefinition, ResourceDefinition } from './types.js';
 
@@ -29,6 +29,7 @@ export function resolveResources(
     for (const [name, spec] of Object.entries(definition.columns)) {
       const options = columnOptions(spec);
       checkDecimal(definition.name, name, options);
+      checkKindOptions(definition.name, name, options);
       const storage = storageOf(definition, name, options);
       columns.set(name, {
         ...(options.precision !== undefined && { precision: options.precision, scale: options.scale ?? 0 }),
@@ -37,6 +38,7 @@ export function resolveResources(
         storage,
         hidden: options.hidden ?? false,
         big: options.big ?? false,
+        ...(options.values !== undefined && { values: options.values }),
         // SQLite reports an INTEGER PRIMARY KEY as nullable; no engine lets a key be NULL.
         nullable: name !== primaryKey && (known?.get(name)?.nullable ?? options.nullable ?? true),
       });

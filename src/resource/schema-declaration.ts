@@ -12,17 +12,9 @@ export interface VisibleWhen {
   operator?: string;
 }
 
-export type TableColumnType = 'number' | 'text' | 'badge' | 'date' | 'datetime' | 'boolean' | 'json';
-export type InputType =
-  | 'text'
-  | 'email'
-  | 'password'
-  | 'textarea'
-  | 'select'
-  | 'checkbox'
-  | 'switch'
-  | 'date'
-  | 'number';
+import type { InputType, TableColumnType } from '../kinds/index.js';
+
+export type { InputType, TableColumnType };
 
 export interface SelectOption {
   value: string | number;

@@ -1,7 +1,7 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { ColumnType } from '../kinds/index.js';
 
-/** The column kinds the service understands. Every filter value is coerced to its column's kind. */
-export type ColumnType = 'string' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'json';
+export type { ColumnType };
 
 /**
  * How a datetime column stores its instants (always UTC):
@@ -46,6 +46,11 @@ export interface ColumnOptions {
    */
   precision?: number;
   scale?: number;
+  /**
+   * Enum and set columns: the values the column takes, in the database's order (`init` copies them from
+   * the catalog). A filter value outside them is a 422 naming them.
+   */
+  values?: readonly string[];
 }
 
 /** A column is declared either by its kind alone or with options. */

@@ -1,5 +1,6 @@
 import qs from 'qs';
 import { ConfigurationError } from '../errors/configuration-error.js';
+import { kinds } from '../kinds/index.js';
 import type { CompiledEndpoint } from '../plan/endpoint.js';
 import { operatorsFor, type TargetKind } from '../plan/operators.js';
 import { resolvePath } from '../plan/paths.js';
@@ -8,15 +9,14 @@ import type { SchemaDeclaration, SelectOption, TableColumnType } from '../resour
 import type { ColumnType } from '../resource/types.js';
 import type { DetailRelation, SchemaDocument, SchemaFilter } from './types.js';
 
-const columnTypes: Record<ColumnType, TableColumnType> = {
-  string: 'text',
-  integer: 'number',
-  decimal: 'number',
-  boolean: 'boolean',
-  date: 'date',
-  datetime: 'datetime',
-  json: 'json',
-};
+const tableType = (type: ColumnType): TableColumnType => kinds[type].table;
+
+/** The badge colors of an enum's values when none are declared: the admin's palette, in turn. */
+const palette = ['blue', 'green', 'orange', 'purple', 'yellow', 'red', 'gray'];
+function valueColors(values: readonly string[] | undefined): Record<string, string> | undefined {
+  if (!values) return undefined;
+  return Object.fromEntries(values.map((value, i) => [value, palette[i % palette.length] as string]));
+}
 
 /** `created_at` → "Created at", `roles.name` → "Roles name". */
 export function labelFor(key: string): string {
@@ -62,9 +62,9 @@ export function buildSchemaDocument(
       id: declaration.table.id ?? `${resource.name}-table`,
       title: declaration.table.title ?? base,
       columns: declaration.table.columns.map((declared) => {
-        const type = declared.type ?? columnTypes[column(declared.key).type];
-        column(declared.key);
-        if (type === 'badge' && !declared.colorMap)
+        const type = declared.type ?? tableType(column(declared.key).type);
+        const colorMap = declared.colorMap ?? valueColors(column(declared.key).values);
+        if (type === 'badge' && !colorMap)
           throw new ConfigurationError(`${where}: badge column "${declared.key}" needs a colorMap.`);
         return {
           key: declared.key,
@@ -72,7 +72,7 @@ export function buildSchemaDocument(
           type,
           sortable: endpoint.allowedSorts.has(declared.key),
           searchable: searchable.has(declared.key),
-          formatOptions: declared.colorMap ? { colorMap: { ...declared.colorMap } } : {},
+          formatOptions: colorMap ? { colorMap: { ...colorMap } } : {},
         };
       }),
       filters: schemaFilters(endpoint, selectOptions),
@@ -115,7 +115,7 @@ export function buildSchemaDocument(
       fields: (declaration.detail?.fields ?? declaration.table.columns).map((field) => ({
         key: field.key,
         label: field.label ?? labelFor(field.key),
-        type: field.type ?? columnTypes[column(field.key).type],
+        type: field.type ?? tableType(column(field.key).type),
       })),
       title: declaration.recordTitle === undefined ? null : column(declaration.recordTitle).name,
       relations: [...relations],

@@ -1,7 +1,8 @@
 import { randomBytes, type ScryptOptions, scrypt } from 'node:crypto';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import type { ErrorBag } from '../errors/error-bag.js';
-import { coerceDate, coerceForColumn, decimalRange } from '../plan/values.js';
+import { coerceDate, decimalRange, kinds, type Scalar } from '../kinds/index.js';
+import { coerceForColumn } from '../plan/values.js';
 import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
 import type { InputDeclaration } from '../resource/schema-declaration.js';
@@ -219,6 +220,10 @@ function checkValue(
       if (value.length < min) return `The ${label} field must be at least ${min} characters.`;
       if (input.type === 'email' && !emailPattern.test(value))
         return `The ${label} field must be a valid email address, with a dot in its domain (name@example.com).`;
+      if (kinds[column.type].checksWrites) {
+        const result = coerceForColumn(column, value);
+        return result.ok ? { value: result.value } : `The ${label} field must be ${result.expected}.`;
+      }
       return { value };
     }
   }
@@ -228,5 +233,5 @@ function checkValue(
 function bind(column: ResolvedColumn, value: unknown, dialect: SqlDialect): unknown {
   if (column.type === 'boolean') return storedBoolean(column.storage, dialect, value === true);
   if (column.type === 'json') return JSON.stringify(value);
-  return value;
+  return dialect.kinds[column.type]?.bind?.(value as Scalar) ?? value;
 }

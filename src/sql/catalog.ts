@@ -6,8 +6,9 @@ import {
   sql,
   type TableMetadata,
 } from 'kysely';
+import { type ColumnType, columnTypes, kinds } from '../kinds/index.js';
+import type { CatalogEngine } from '../kinds/kind.js';
 import type { Catalog, CatalogColumn } from '../resource/catalog.js';
-import type { ColumnType } from '../resource/types.js';
 import type { DialectName, DynamicDb } from './dialect.js';
 
 /**
@@ -69,86 +70,32 @@ function engineOf(db: DynamicDb): DialectName | undefined {
 }
 
 function describeColumn(engine: DialectName | undefined, column: ColumnMetadata): CatalogColumn {
-  const kinds = engine === 'postgres' || engine === 'mysql' ? kindsFor[engine](column.dataType) : undefined;
-  return { nullable: column.isNullable, dataType: column.dataType, ...(kinds && { kinds }) };
+  const fits = engine === 'postgres' || engine === 'mysql' ? kindsFor(engine, column.dataType) : undefined;
+  return { nullable: column.isNullable, dataType: column.dataType, ...(fits && { kinds: fits }) };
 }
 
-// The declared kinds a database type can serve; only certain contradictions are left out. `string` fits
-// everything (any value reads as text), `json`, `date` and `datetime` fit text (MariaDB's JSON is
-// longtext, PostgreSQL casts text to jsonb; dates stored as text), booleans fit MariaDB's integers
-// (BOOLEAN is tinyint(1)). Columns whose `storage` is an integer (unix seconds, 0/1) are checked as
-// integers (src/resource/catalog.ts). A type not listed here is not checked.
-const numeric: readonly ColumnType[] = ['integer', 'decimal', 'string'];
-const textual: readonly ColumnType[] = ['string', 'date', 'datetime', 'json'];
-const temporal: readonly ColumnType[] = ['datetime', 'date', 'string'];
-const json: readonly ColumnType[] = ['json', 'string'];
-const only: readonly ColumnType[] = ['string'];
-
-function lookup(types: Record<string, readonly ColumnType[]>) {
-  return (dataType: string): readonly ColumnType[] | undefined =>
-    Object.hasOwn(types, dataType.toLowerCase()) ? types[dataType.toLowerCase()] : undefined;
+// The declared kinds a database type can serve: each kind lists the engine types it reads correctly
+// (`Kind.serves`, src/kinds/). A type no kind lists (a PostgreSQL enum or array, a domain) is not checked.
+// Columns whose `storage` is an integer (unix seconds, 0/1) are checked as integers (src/resource/catalog.ts).
+function servedBy(engine: CatalogEngine): Map<string, ColumnType[]> {
+  const byType = new Map<string, ColumnType[]>();
+  for (const type of columnTypes)
+    for (const dataType of kinds[type].serves[engine]) {
+      const served = byType.get(dataType) ?? [];
+      if (!served.includes(type)) served.push(type);
+      byType.set(dataType, served);
+    }
+  return byType;
 }
 
-const kindsFor: Record<'postgres' | 'mysql', (dataType: string) => readonly ColumnType[] | undefined> = {
-  // pg_type names (udt names): int4, varchar, timestamptz…; enums, arrays, domains stay unchecked.
-  postgres: lookup({
-    int2: numeric,
-    int4: numeric,
-    int8: numeric,
-    numeric,
-    float4: numeric,
-    float8: numeric,
-    // PostgreSQL compares a boolean with nothing but a boolean.
-    bool: ['boolean', 'string'],
-    text: textual,
-    varchar: textual,
-    bpchar: textual,
-    citext: textual,
-    date: temporal,
-    timestamp: temporal,
-    timestamptz: temporal,
-    time: only,
-    timetz: only,
-    interval: only,
-    json,
-    jsonb: json,
-    uuid: only,
-    bytea: only,
-  }),
-  // information_schema DATA_TYPE; MySQL's BOOLEAN is tinyint(1), MariaDB's JSON is longtext.
-  mysql: lookup({
-    tinyint: [...numeric, 'boolean'],
-    smallint: [...numeric, 'boolean'],
-    mediumint: [...numeric, 'boolean'],
-    int: [...numeric, 'boolean'],
-    integer: [...numeric, 'boolean'],
-    bigint: [...numeric, 'boolean'],
-    bit: [...numeric, 'boolean'],
-    decimal: [...numeric, 'boolean'],
-    numeric: [...numeric, 'boolean'],
-    float: [...numeric, 'boolean'],
-    double: [...numeric, 'boolean'],
-    char: textual,
-    varchar: textual,
-    tinytext: textual,
-    text: textual,
-    mediumtext: textual,
-    longtext: textual,
-    enum: only,
-    set: only,
-    date: temporal,
-    datetime: temporal,
-    timestamp: temporal,
-    time: only,
-    json,
-    binary: only,
-    varbinary: only,
-    tinyblob: only,
-    blob: only,
-    mediumblob: only,
-    longblob: only,
-  }),
+const served: Record<CatalogEngine, Map<string, ColumnType[]>> = {
+  postgres: servedBy('postgres'),
+  mysql: servedBy('mysql'),
 };
+
+function kindsFor(engine: CatalogEngine, dataType: string): readonly ColumnType[] | undefined {
+  return served[engine].get(dataType.toLowerCase());
+}
 
 /**
  * `schema.table` names one table; a bare name is the table of that name when only one schema has it,

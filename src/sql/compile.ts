@@ -96,7 +96,7 @@ export class ListCompiler {
   /** The filtered records' visible columns and requested counts, unordered. */
   private selection(): DynamicSelect {
     const { resource, counts } = this.plan;
-    let query = this.filtered().select(visibleSelection(resource, BASE));
+    let query = this.filtered().select(visibleSelection(resource, BASE, this.dialect));
     for (const relation of counts)
       query = query.select((eb) =>
         this.conditions

@@ -12,6 +12,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type { Refusal } from '../errors/refusal.js';
+import type { ColumnType, Scalar } from '../kinds/index.js';
 
 /** Kysely over a schema known only at run time (tables come from resource definitions). */
 // biome-ignore lint/suspicious/noExplicitAny: the database schema is described by resource definitions, not by types.
@@ -316,6 +317,16 @@ export interface SqlDialect {
    * text (SQLite's `CURRENT_TIMESTAMP` form), compared as ranges (src/sql/datetime-storage.ts).
    */
   readonly nativeDatetimeIsText: boolean;
+  /** What this engine does differently for a column kind (src/kinds/ holds what every engine shares). */
+  readonly kinds: Partial<Record<ColumnType, KindSql>>;
+}
+
+/** One engine's difference for one column kind. */
+export interface KindSql {
+  /** A coerced value (a filter's, a record key, a written value) → the parameter bound for it. */
+  readonly bind?: (value: Scalar) => unknown;
+  /** The column as selected, when the engine's own output is not what the kind reads. */
+  readonly select?: (column: RawBuilder<unknown>) => RawBuilder<unknown>;
 }
 
 /** See `SqlDialect.rowEstimate`. */

@@ -33,7 +33,7 @@ function binder(dialect: SqlDialect, target: FieldTarget): (value: Scalar) => un
     return (value) => storedBoolean(target.storage, dialect, value as boolean);
   if (target.columnType === 'datetime')
     return (value) => storedDatetime(target.storage, dialect, value as string);
-  return (value) => value;
+  return dialect.kinds[target.columnType]?.bind ?? ((value) => value);
 }
 
 /**

@@ -16,13 +16,17 @@ import {
 } from '../dialect.js';
 
 // Dates and timestamps are read as text so that no value passes through the process time zone and
-// microseconds survive; int8 (count(*)) is read as a number.
+// microseconds survive; int8 (count(*)) is read as a number while it is exact, else kept as its text.
 const TEXT_OIDS = new Set([1082, 1114, 1184]);
 const INT8_OID = 20;
 
 function typeParser(oid: number, format?: string): (value: string) => unknown {
   if (TEXT_OIDS.has(oid)) return (value) => value;
-  if (oid === INT8_OID) return (value) => Number(value);
+  if (oid === INT8_OID)
+    return (value) => {
+      const number = Number(value);
+      return Number.isSafeInteger(number) ? number : value;
+    };
   return pg.types.getTypeParser(oid, format as 'text');
 }
 
@@ -270,7 +274,8 @@ export const postgres: SqlDialect = {
         }),
     };
   },
-  like: (target, pattern) => sql`${target} ilike ${pattern} escape '!'`,
+  // As text: an enum, a uuid or an address has no ILIKE of its own, and char(n) padding is cut off.
+  like: (target, pattern) => sql`${target}::text ilike ${pattern} escape '!'`,
   jsonLike: (target, pattern) => sql`${target} ilike ${pattern} escape '!'`,
   jsonText: (column, path) => textAt(column, path),
   jsonString: (column, path) =>
@@ -290,4 +295,8 @@ export const postgres: SqlDialect = {
   bindBoolean: (value) => value,
   bindDatetime: (iso) => iso,
   nativeDatetimeIsText: false,
+  kinds: {
+    // money prints in the session's currency format (`$1,234.50`); numeric is the number.
+    money: { select: (column) => sql`${column}::numeric` },
+  },
 };
