@@ -123,7 +123,11 @@ async function createGadgets(dialect: DialectName, conn: Connection): Promise<Re
         ${row.raw === null ? null : Buffer.from(row.raw, 'base64')})`.execute(db);
     return { ...common, ip: 'network', flags: { type: 'set', values: ['a', 'b', 'c'] } };
   }
-  await sql`create table gadgets (id text primary key, mood text, big integer, at_time text, raw blob)`.execute(
+  // A version-4 UUID made by SQLite itself, as a schema with uuid keys on SQLite declares one.
+  const uuidV4 = sql.raw(
+    "(lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-a' || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6))))",
+  );
+  await sql`create table gadgets (id text primary key default ${uuidV4}, mood text, big integer, at_time text, raw blob)`.execute(
     db,
   );
   for (const row of rows)
@@ -181,7 +185,8 @@ for (const dialect of dialects) {
               allowedFilters: filtered,
               allowedSorts: ['id', 'mood', 'big', 'at_time'],
               allowAll: 100,
-              access: { update: () => true },
+              actions: ['list', 'read', 'create', 'update', 'delete'],
+              access: { update: () => true, create: () => true, delete: () => true },
               schema: {
                 table: { columns: Object.keys(columns).map((key) => ({ key })) },
                 form: {
@@ -332,6 +337,23 @@ for (const dialect of dialects) {
       expect(Object.keys(bad.json().errors).sort()).toEqual(['at_time', 'big']);
       const back = await patch({ mood: second.mood, big: second.big, at_time: second.at_time });
       expect(back.statusCode, back.body).toBe(200);
+    });
+
+    it('creates a record whose uuid key the database makes, and reads it back by its Location', async () => {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/gadgets',
+        payload: { mood: 'ok', big: '9007199254740995', at_time: '06:00' },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const created = res.json() as Gadget;
+      expect(created.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(created).toMatchObject({ mood: 'ok', big: '9007199254740995', at_time: '06:00:00' });
+      const back = await app.inject({ url: res.headers.location as string });
+      expect(back.statusCode, back.body).toBe(200);
+      expect(back.json()).toEqual(created);
+      const gone = await app.inject({ method: 'DELETE', url: `/api/gadgets/${created.id}` });
+      expect(gone.statusCode, gone.body).toBe(204);
     });
 
     it('describes each kind in the schema document and the OpenAPI document', async () => {

@@ -1,4 +1,4 @@
-import { Kysely, MysqlDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, MysqlDialect, sql } from 'kysely';
 import { createConnection, createPool, type Pool, type PoolConnection } from 'mysql2';
 import type { Refusal } from '../../errors/refusal.js';
 import {
@@ -252,9 +252,14 @@ export const mysql: SqlDialect = {
   rowValueKeyset: false,
   rowLocks: true,
   // Kysely's MySQL adapter drops RETURNING rows; the driver's insertId is the generated key.
-  insertRow: async (db, table, values, primaryKey) =>
-    values[primaryKey] ??
-    Number((await db.insertInto(table).values(values).executeTakeFirstOrThrow()).insertId),
+  // MariaDB returns the row's key with RETURNING (10.5+): an AUTO_INCREMENT id and a key its
+  // default makes (`DEFAULT uuid()`) alike; LAST_INSERT_ID() would know only the first. Sent as raw
+  // SQL: Kysely's MySQL adapter answers an INSERT with its OK packet and drops returned rows.
+  insertRow: async (db, table, values, primaryKey) => {
+    const insert = db.insertInto(table).values(values).returning(primaryKey).compile();
+    const result = await db.executeQuery<Row>(CompiledQuery.raw(insert.sql, [...insert.parameters]));
+    return result.rows[0]?.[primaryKey];
+  },
   bindBoolean: (value) => (value ? 1 : 0),
   // DATETIME(3) literal form: MariaDB does not read the trailing `Z`.
   bindDatetime: (iso) => iso.replace('T', ' ').replace('Z', ''),
