@@ -1,0 +1,343 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ConfigPlan, init, type ResourcePlan } from '../src/init/index.js';
+import type { StandaloneConfig } from '../src/server/config.js';
+import { buildService } from '../src/server/standalone.js';
+import type { Connection } from '../src/sql/connect.js';
+import { createSample, type Sample } from './fixtures/init-samples.js';
+import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
+
+/**
+ * `init` on public-sample-like databases (Chinook in PascalCase, Sakila in snake_case), on the three
+ * engines: the module as generated starts, and answers lists, includes of each relation kind, counts,
+ * relation filters, search, label sorts, all=true, the schema index, and writes only when asked.
+ */
+const root = fileURLToPath(new URL('..', import.meta.url));
+const generated = join(root, 'test', '.generated', `init-samples-${process.pid}`);
+const importFrom = relative(generated, join(root, 'src', 'index.js'))
+  .split('\\')
+  .join('/');
+
+beforeAll(() => mkdirSync(generated, { recursive: true }));
+afterAll(() => {
+  rmSync(generated, { recursive: true, force: true });
+  try {
+    rmSync(dirname(generated));
+  } catch {}
+});
+
+async function load(name: string, source: string): Promise<StandaloneConfig> {
+  const file = join(generated, `${name}.ts`);
+  writeFileSync(file, source);
+  return ((await import(pathToFileURL(file).href)) as { default: StandaloneConfig }).default;
+}
+
+function relationsOf(resource: ResourcePlan | undefined): Record<string, string> {
+  const described: Record<string, string> = {};
+  for (const relation of resource?.relations ?? [])
+    described[relation.name] =
+      relation.kind === 'belongsToMany'
+        ? `belongsToMany ${relation.resource} via ${relation.pivot}(${relation.foreignPivotKey}, ${relation.relatedPivotKey})`
+        : `${relation.kind} ${relation.resource} by ${relation.foreignKey}`;
+  return described;
+}
+const resourceOf = (plan: ConfigPlan, name: string) =>
+  plan.resources.find((resource) => resource.name === name);
+
+type Row = Record<string, unknown>;
+async function get(app: FastifyInstance, url: string): Promise<Row[]> {
+  const response = await app.inject({ method: 'GET', url });
+  expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
+  const body = response.json() as Row[] | { data: Row[] };
+  return Array.isArray(body) ? body : body.data;
+}
+const column = (rows: Row[], key: string) => rows.map((row) => row[key]);
+/** One column of a query, as numbers or strings the way the service answers them. */
+async function selectColumn(conn: Connection, query: string, key: string): Promise<unknown[]> {
+  const rows = (await sql.raw(query).execute(conn.db)).rows as Row[];
+  return rows.map((row) => (typeof row[key] === 'bigint' ? Number(row[key]) : row[key]));
+}
+
+/** Starts the sample's generated module (`writable` or not) on a fresh database; `check` runs against it. */
+async function withSample(
+  dialect: (typeof dialects)[number],
+  sample: Sample,
+  writable: boolean,
+  check: (app: FastifyInstance, plan: ConfigPlan, conn: Connection) => Promise<void>,
+): Promise<void> {
+  const name = `init_${sample}${writable ? '_w' : ''}`;
+  const conn = await freshDatabase(dialect, name);
+  let app: FastifyInstance | undefined;
+  try {
+    await createSample(conn, sample);
+    const { plan, source } = await init({
+      connection: conn,
+      out: false,
+      importFrom,
+      lineWidth: 110,
+      writable,
+    });
+    const config = await load(`${sample}-${dialect}${writable ? '-writable' : ''}`, source);
+    app = await buildService({ config, connection: conn });
+    await check(app, plan, conn);
+  } finally {
+    await app?.close();
+    await conn.db.destroy();
+    await dropDatabase(dialect, name);
+  }
+}
+
+for (const dialect of dialects)
+  describe(`init on sample databases, ${dialect}`, () => {
+    it('Chinook (PascalCase): one naming rule, and the endpoints answer as generated', async () => {
+      await withSample(dialect, 'chinook', false, async (app, plan, conn) => {
+        const q = (name: string) => (dialect === 'mysql' ? `\`${name}\`` : `"${name}"`);
+        expect(plan.resources.map((resource) => resource.name).sort()).toEqual(
+          ['Album', 'Artist', 'Customer', 'Employee', 'Genre', 'Playlist', 'Track'].sort(),
+        );
+        expect(relationsOf(resourceOf(plan, 'Album'))).toEqual({
+          artist: 'belongsTo Artist by ArtistId',
+          tracks: 'hasMany Track by AlbumId',
+        });
+        expect(relationsOf(resourceOf(plan, 'Employee'))).toEqual({
+          reportsTo: 'belongsTo Employee by ReportsTo',
+          customers: 'hasMany Customer by SupportRepId',
+          reportsToEmployees: 'hasMany Employee by ReportsTo',
+        });
+        expect(relationsOf(resourceOf(plan, 'Customer'))).toEqual({
+          supportRep: 'belongsTo Employee by SupportRepId',
+        });
+        expect(relationsOf(resourceOf(plan, 'Track'))).toEqual({
+          album: 'belongsTo Album by AlbumId',
+          genre: 'belongsTo Genre by GenreId',
+          playlists: 'belongsToMany Playlist via PlaylistTrack(TrackId, PlaylistId)',
+        });
+        expect(relationsOf(resourceOf(plan, 'Playlist'))).toEqual({
+          tracks: 'belongsToMany Track via PlaylistTrack(PlaylistId, TrackId)',
+        });
+        expect(resourceOf(plan, 'Album')?.labelColumn).toBe('Title');
+        expect(resourceOf(plan, 'Customer')?.labelColumn).toBe('FirstName');
+        expect(resourceOf(plan, 'Album')?.endpoint).toMatchObject({
+          allowedFilters: [
+            'AlbumId',
+            'Title',
+            'ArtistId',
+            'artist.ArtistId',
+            'artist.Name',
+            'tracks.TrackId',
+            'tracks.Name',
+          ],
+          allowedSorts: ['AlbumId', 'Title', 'ArtistId'],
+          allowedIncludes: ['artist', 'tracks'],
+          allowedCounts: ['tracks'],
+          allowedSearch: ['Title'],
+          allowAll: 10_000,
+          actions: ['list', 'read'],
+        });
+
+        // A list, as SQL gives it.
+        expect(column(await get(app, '/api/Album'), 'AlbumId')).toEqual(
+          await selectColumn(
+            conn,
+            `select ${q('AlbumId')} from ${q('Album')} order by ${q('AlbumId')} desc`,
+            'AlbumId',
+          ),
+        );
+        // belongsTo, hasMany and belongsToMany includes; a to-many count.
+        const albums = await get(app, '/api/Album?include=artist,tracks&sort=AlbumId');
+        expect(albums.map((album) => (album.artist as Row).Name)).toEqual([
+          'AC/DC',
+          'Accept',
+          'Accept',
+          'AC/DC',
+        ]);
+        expect(albums.map((album) => (album.tracks as Row[]).length)).toEqual([1, 1, 2, 1]);
+        const playlists = await get(app, '/api/Playlist?include=tracks&count=tracks&sort=PlaylistId');
+        expect(playlists.map((playlist) => (playlist.tracks as Row[]).map((track) => track.TrackId))).toEqual(
+          [[1, 2, 3], [5]],
+        );
+        expect(column(playlists, 'tracks_count')).toEqual([3, 1]);
+        // The self-reference both ways.
+        const staff = await get(app, '/api/Employee?include=reportsTo,reportsToEmployees&sort=EmployeeId');
+        expect(staff.map((employee) => (employee.reportsTo as Row | null)?.LastName ?? null)).toEqual([
+          null,
+          'Adams',
+          'Edwards',
+        ]);
+        expect(staff.map((employee) => (employee.reportsToEmployees as Row[]).length)).toEqual([1, 1, 0]);
+        // A relation filter on the related label, as SQL gives it.
+        expect(
+          column(await get(app, '/api/Album?filter[artist.Name]=AC/DC&sort=AlbumId'), 'AlbumId'),
+        ).toEqual(
+          await selectColumn(
+            conn,
+            `select ${q('AlbumId')} from ${q('Album')} where ${q('ArtistId')} in (select ${q('ArtistId')} from ${q('Artist')} where ${q('Name')} = 'AC/DC') order by ${q('AlbumId')}`,
+            'AlbumId',
+          ),
+        );
+        expect(column(await get(app, '/api/Customer?filter[supportRep.EmployeeId]=3'), 'CustomerId')).toEqual(
+          [2, 1],
+        );
+        // search, a sort on the label column, all=true.
+        expect(column(await get(app, '/api/Track?search=rock&sort=TrackId'), 'TrackId')).toEqual([1, 5]);
+        expect(column(await get(app, '/api/Album?sort=Title'), 'Title')).toEqual([
+          'Balls to the Wall',
+          'For Those About To Rock',
+          'Let There Be Rock',
+          'Restless and Wild',
+        ]);
+        expect((await get(app, '/api/Track?all=true')).length).toBe(5);
+
+        // The schema index lists every endpoint; a document is read-only without writes.
+        const index = (await app.inject({ method: 'GET', url: '/api/v1/schema' })).json() as {
+          resources: { resource: string }[];
+        };
+        expect(index.resources.map((entry) => entry.resource).sort()).toEqual(
+          plan.resources.map((resource) => resource.name).sort(),
+        );
+        const document = (await app.inject({ method: 'GET', url: '/api/v1/Album/schema' })).json();
+        expect(document.detail.title).toBe('Title');
+        expect(document.form.readOnly).toBe(true);
+        expect(document.table.columns.map((entry: { key: string }) => entry.key)).toEqual([
+          'AlbumId',
+          'Title',
+          'ArtistId',
+        ]);
+        // Writes are closed: 405 (the actions are not served).
+        const patch = await app.inject({ method: 'PATCH', url: '/api/Album/1', payload: { Title: 'x' } });
+        expect(patch.statusCode, patch.body).toBe(405);
+        const post = await app.inject({
+          method: 'POST',
+          url: '/api/Album',
+          payload: { Title: 'x', ArtistId: 1 },
+        });
+        expect(post.statusCode, post.body).toBe(405);
+      });
+    });
+
+    it('Sakila (snake_case): pivots with payload, a view, a hasOne, and writes closed', async () => {
+      await withSample(dialect, 'sakila', false, async (app, plan, conn) => {
+        expect(plan.resources.map((resource) => resource.name).sort()).toEqual(
+          ['actor', 'actor_info', 'category', 'film', 'roles', 'user_profiles', 'users'].sort(),
+        );
+        expect(plan.skipped.map((skip) => skip.table).sort()).toEqual(
+          ['film_actor', 'film_category', 'film_titles', 'role_user'].sort(),
+        );
+        expect(plan.skipped.find((skip) => skip.table === 'film_titles')?.reason).toMatch(
+          /^a view without a key to page by \(no column named id or film_title_id or film_id\): declare it by hand/,
+        );
+        expect(relationsOf(resourceOf(plan, 'film'))).toEqual({
+          actors: 'belongsToMany actor via film_actor(film_id, actor_id)',
+          categories: 'belongsToMany category via film_category(film_id, category_id)',
+        });
+        expect(relationsOf(resourceOf(plan, 'actor'))).toEqual({
+          films: 'belongsToMany film via film_actor(actor_id, film_id)',
+        });
+        expect(relationsOf(resourceOf(plan, 'users'))).toEqual({
+          userProfile: 'hasOne user_profiles by user_id',
+          roles: 'belongsToMany roles via role_user(user_id, role_id)',
+        });
+        expect(resourceOf(plan, 'users')?.notes).toContain(
+          "roles goes through role_user, whose granted_at, granted_by are not shown: includes answer the related records, not the pivot's columns (the service cannot answer them yet).",
+        );
+        expect(resourceOf(plan, 'actor_info')).toMatchObject({ view: true, primaryKey: 'actor_id' });
+        expect(resourceOf(plan, 'actor')?.endpoint.allowedSorts).toEqual([
+          'actor_id',
+          'first_name',
+          'last_name',
+        ]);
+
+        expect(
+          column(await get(app, '/api/actor?include=films&sort=actor_id'), 'films').map((films) =>
+            (films as Row[]).map((film) => film.title),
+          ),
+        ).toEqual([['ACADEMY DINOSAUR', 'ACE GOLDFINGER'], ['ACADEMY DINOSAUR'], ['ADAPTATION HOLES']]);
+        expect(
+          column(await get(app, '/api/film?count=actors,categories&sort=film_id'), 'actors_count'),
+        ).toEqual([2, 1, 1]);
+        expect(
+          column(await get(app, '/api/film?filter[categories.name]=Animation&sort=film_id'), 'film_id'),
+        ).toEqual([2, 3]);
+        const users = await get(app, '/api/users?include=userProfile,roles&sort=id');
+        expect(users.map((user) => (user.userProfile as Row | null)?.bio ?? null)).toEqual(['Counts', null]);
+        expect(users.map((user) => (user.roles as Row[]).map((role) => role.name))).toEqual([
+          ['admin'],
+          ['editor'],
+        ]);
+        expect(column(await get(app, '/api/actor?search=nick'), 'actor_id')).toEqual([2]);
+        expect(column(await get(app, '/api/actor?sort=last_name'), 'last_name')).toEqual([
+          'CHASE',
+          'GUINESS',
+          'WAHLBERG',
+        ]);
+        expect((await get(app, '/api/film?all=true')).length).toBe(3);
+        // The view, read-only, as SQL gives it.
+        expect(column(await get(app, '/api/actor_info?sort=actor_id'), 'film_count').map(Number)).toEqual(
+          (await selectColumn(conn, 'select film_count from actor_info order by actor_id', 'film_count')).map(
+            Number,
+          ),
+        );
+        const one = await app.inject({ method: 'GET', url: '/api/actor_info/1' });
+        expect(one.statusCode, one.body).toBe(200);
+        expect(one.json()).toMatchObject({ actor_id: 1, first_name: 'PENELOPE' });
+        const index = (await app.inject({ method: 'GET', url: '/api/v1/schema' })).json() as {
+          resources: { resource: string }[];
+        };
+        expect(index.resources.map((entry) => entry.resource).sort()).toEqual(
+          plan.resources.map((resource) => resource.name).sort(),
+        );
+        for (const [method, url] of [
+          ['POST', '/api/category'],
+          ['PATCH', '/api/category/1'],
+          ['DELETE', '/api/category/1'],
+          ['POST', '/api/actor_info'],
+        ] as const) {
+          const response = await app.inject({ method, url, payload: { name: 'Drama' } });
+          expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(405);
+        }
+      });
+    });
+
+    it('init --writable: tables create, update and delete; views stay read-only', async () => {
+      await withSample(dialect, 'sakila', true, async (app, plan) => {
+        expect(resourceOf(plan, 'category')?.endpoint.actions).toEqual([
+          'list',
+          'read',
+          'create',
+          'update',
+          'delete',
+        ]);
+        expect(resourceOf(plan, 'actor_info')?.endpoint.actions).toEqual(['list', 'read']);
+        const document = (await app.inject({ method: 'GET', url: '/api/v1/users/schema' })).json();
+        expect(document.form.readOnly).toBe(false);
+        expect(document.form.inputs).toEqual([
+          expect.objectContaining({ name: 'name', type: 'text', required: true, maxLength: 100 }),
+          expect.objectContaining({ name: 'email', type: 'email', required: true }),
+          // NOT NULL with a default: not required.
+          expect.objectContaining({ name: 'active', type: 'switch', required: false }),
+        ]);
+        const created = await app.inject({
+          method: 'POST',
+          url: '/api/category',
+          payload: { name: 'Drama' },
+        });
+        expect(created.statusCode, created.body).toBe(201);
+        const id = (created.json() as Row).category_id;
+        const updated = await app.inject({
+          method: 'PATCH',
+          url: `/api/category/${id}`,
+          payload: { name: 'Documentary' },
+        });
+        expect(updated.statusCode, updated.body).toBe(200);
+        expect((updated.json() as Row).name).toBe('Documentary');
+        const deleted = await app.inject({ method: 'DELETE', url: `/api/category/${id}` });
+        expect(deleted.statusCode, deleted.body).toBe(204);
+        const view = await app.inject({ method: 'POST', url: '/api/actor_info', payload: {} });
+        expect(view.statusCode, view.body).toBe(405);
+      });
+    });
+  });
