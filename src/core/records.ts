@@ -116,7 +116,10 @@ export function recordRoutes(
   const { db, dialect } = connection;
   const read = rowReader(resource);
   const notFound = () => RequestError.single(404, 'id', `No ${resource.name} record with this id.`);
-  const key = resource.columns.get(resource.primaryKey);
+  // Records are written by one key column: an endpoint over a composite key has no write actions
+  // (compileEndpoint refuses them), so these routes are never reached for one.
+  const primaryKey = resource.primaryKey ?? '';
+  const key = resource.columns.get(primaryKey);
   const idOf = (raw: string | undefined): unknown => {
     const id = key && raw !== undefined ? coerceForColumn(key, raw) : undefined;
     if (!id?.ok) throw notFound();
@@ -168,7 +171,7 @@ export function recordRoutes(
       .select(visibleSelection(resource, 't0', dialect))
       .where((eb: DynamicExpressionBuilder) =>
         eb.and([
-          eb(`t0.${resource.primaryKey}`, '=', id),
+          eb(`t0.${primaryKey}`, '=', id),
           ...endpointConditions(eb, resource, policy, 't0', ctx, options.trashed),
           ...(options.trashed && resource.softDeleteColumn
             ? [eb(`t0.${resource.softDeleteColumn}`, 'is not', null)]
@@ -311,7 +314,7 @@ export function recordRoutes(
           const values =
             version && !(version in planned.values) ? { ...planned.values, [version]: 1 } : planned.values;
           await checkReferences(trx, values, call.ctx);
-          const id = await dialect.insertRow(trx, resource.table, values, resource.primaryKey);
+          const id = await dialect.insertRow(trx, resource.table, values, primaryKey);
           // The row as written must be one this context can see (its tenant, say), or nothing is kept.
           const stored = await findRecord(id, call.ctx, trx);
           if (!stored) throw new Rollback(outOfReach(values));
@@ -350,7 +353,7 @@ export function recordRoutes(
             }))
             .where((eb: DynamicExpressionBuilder) =>
               eb.and([
-                eb(`t0.${resource.primaryKey}`, '=', id),
+                eb(`t0.${primaryKey}`, '=', id),
                 ...endpointConditions(eb, resource, policy, 't0', call.ctx),
               ]),
             )
@@ -373,7 +376,7 @@ export function recordRoutes(
       await transaction(
         async (trx) => {
           await lockedCurrent(trx, id, call);
-          const where = (eb: DynamicExpressionBuilder) => eb(resource.primaryKey, '=', id);
+          const where = (eb: DynamicExpressionBuilder) => eb(primaryKey, '=', id);
           if (softDelete && softDeleteStorage) {
             const now = storedDatetime(softDeleteStorage, dialect, new Date().toISOString());
             await trx
@@ -398,7 +401,7 @@ export function recordRoutes(
           await trx
             .updateTable(resource.table)
             .set({ [column]: null })
-            .where(resource.primaryKey, '=', id)
+            .where(primaryKey, '=', id)
             .execute();
           const found = await findRecord(id, call.ctx, trx);
           if (!found) throw new Rollback(notFound());

@@ -90,5 +90,8 @@ function relatedRows(
   // The same conditions as every other read of the target: soft deletes and its row scope.
   if (target.softDeleteColumn || target.scope)
     query = query.where((eb: DynamicExpressionBuilder) => eb.and(resourceConditions(eb, target, 'r', ctx)));
-  return connection.run(query.orderBy(`r.${target.primaryKey}`).compile(), options);
+  return connection.run(
+    target.keyColumns.reduce((ordered, key) => ordered.orderBy(`r.${key}`), query).compile(),
+    options,
+  );
 }

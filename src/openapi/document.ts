@@ -135,10 +135,15 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
     const declaration = endpoint.policy.schema ?? { table: { columns: [] } };
     const document: SchemaDocument = buildSchemaDocument(endpoint, declaration, listPath);
     const { actions, resource, policy } = endpoint;
-    const key = resource.columns.get(resource.primaryKey);
+    const key = resource.primaryKey === undefined ? undefined : resource.columns.get(resource.primaryKey);
     schemas[names.record] = recordSchema(endpoint);
     schemas[names.filter] = filterSchema(endpoint, document.table.filters, names.filter);
-    schemas[names.id] = key ? columnSchema(key) : { type: ['string', 'integer'] };
+    schemas[names.id] = key
+      ? columnSchema(key)
+      : {
+          type: 'string',
+          description: `The key's values (${resource.keyColumns.join(', ')}) joined by commas, in that order.`,
+        };
     const pages = pageSchemas(ref('schemas', names.record), endpoint.total);
     schemas[names.lengthAware] = pages.lengthAware;
     schemas[names.simple] = pages.simple;

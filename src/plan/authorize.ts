@@ -189,9 +189,9 @@ function sortTerms(endpoint: CompiledEndpoint, text: string | undefined, errors:
               `${message} Allowed sorts: ${[...endpoint.allowedSorts].join(', ') || 'none'}; prefix with - for descending.`,
             ),
         );
-  const key = endpoint.resource.primaryKey;
-  // The primary key as the last term makes the order total, so offset pages never repeat or skip rows.
-  if (!requested.some((term) => term.column === key)) requested.push({ column: key, direction: 'desc' });
+  // The primary key as the last terms makes the order total, so pages never repeat or skip rows.
+  for (const key of endpoint.resource.keyColumns)
+    if (!requested.some((term) => term.column === key)) requested.push({ column: key, direction: 'desc' });
   return requested;
 }
 

@@ -49,11 +49,19 @@ const allActions: readonly Action[] = ['list', 'read', 'create', 'update', 'dele
 /** The declared actions, or the defaults; each checked against what it needs. */
 function compileActions(policy: EndpointPolicy, resource: ResolvedResource, where: string): Set<Action> {
   const form = policy.schema?.form !== undefined;
-  const actions = new Set<Action>(policy.actions ?? (form ? ['list', 'read', 'update'] : ['list', 'read']));
+  // A record of a composite key is read, never written, through the service: no write by default.
+  const composite = resource.primaryKey === undefined;
+  const actions = new Set<Action>(
+    policy.actions ?? (form && !composite ? ['list', 'read', 'update'] : ['list', 'read']),
+  );
   for (const action of actions) {
     if (!allActions.includes(action))
       throw new ConfigurationError(
         `${where}: unknown action "${action}" (actions: ${allActions.join(', ')}).`,
+      );
+    if (composite && action !== 'list' && action !== 'read')
+      throw new ConfigurationError(
+        `${where}: the action "${action}" writes records by their key, and the primary key of "${resource.name}" has several columns (${resource.keyColumns.join(', ')}): such records are listed and read, not written.`,
       );
     if ((action === 'create' || action === 'update') && !form)
       throw new ConfigurationError(
@@ -234,9 +242,13 @@ export function compileEndpoint(
         `${where}: allowedSorts names unknown (or unordered: ${unorderedKinds}) column "${column}".`,
       );
   const allowedSorts = new Set(policy.allowedSorts ?? []);
-  const defaultSort = parseSort(policy.defaultSort ?? `-${resource.primaryKey}`, visible, (message) => {
-    throw new ConfigurationError(`${where}: defaultSort: ${message}`);
-  });
+  const defaultSort = parseSort(
+    policy.defaultSort ?? resource.keyColumns.map((key) => `-${key}`).join(','),
+    visible,
+    (message) => {
+      throw new ConfigurationError(`${where}: defaultSort: ${message}`);
+    },
+  );
   const perPage = { default: policy.perPage?.default ?? 15, max: policy.perPage?.max ?? 100 };
   if (!(Number.isInteger(perPage.default) && perPage.default >= 1 && perPage.default <= perPage.max))
     throw new ConfigurationError(

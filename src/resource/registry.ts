@@ -39,7 +39,10 @@ export interface ResolvedRelation {
 export interface ResolvedResource {
   readonly name: string;
   readonly table: string;
-  readonly primaryKey: string;
+  /** The primary key's column; undefined when the key has several columns (see `keyColumns`). */
+  readonly primaryKey: string | undefined;
+  /** The primary key's columns, in key order: one for most tables, several for a composite key. */
+  readonly keyColumns: readonly string[];
   readonly columns: ReadonlyMap<string, ResolvedColumn>;
   /** Selected columns, in declaration order (hidden ones left out). */
   readonly visibleColumns: readonly ResolvedColumn[];

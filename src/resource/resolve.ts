@@ -24,7 +24,15 @@ export function resolveResources(
   const relationMaps = new Map<string, Map<string, ResolvedRelation>>();
   for (const definition of definitions) {
     const columns = new Map<string, ResolvedColumn>();
-    const primaryKey = definition.primaryKey ?? 'id';
+    const keyColumns =
+      typeof definition.primaryKey === 'object'
+        ? [...definition.primaryKey]
+        : [definition.primaryKey ?? 'id'];
+    if (keyColumns.length === 0 || new Set(keyColumns).size !== keyColumns.length)
+      throw new ConfigurationError(
+        `Resource "${definition.name}": primaryKey lists its columns once each, at least one.`,
+      );
+    const primaryKey = keyColumns.length === 1 ? keyColumns[0] : undefined;
     const known = catalog?.tables.get(definition.table);
     for (const [name, spec] of Object.entries(definition.columns)) {
       const options = columnOptions(spec);
@@ -40,13 +48,14 @@ export function resolveResources(
         big: options.big ?? false,
         ...(options.values !== undefined && { values: options.values }),
         // SQLite reports an INTEGER PRIMARY KEY as nullable; no engine lets a key be NULL.
-        nullable: name !== primaryKey && (known?.get(name)?.nullable ?? options.nullable ?? true),
+        nullable: !keyColumns.includes(name) && (known?.get(name)?.nullable ?? options.nullable ?? true),
       });
     }
-    if (!columns.has(primaryKey))
-      throw new ConfigurationError(
-        `Resource "${definition.name}": primary key "${primaryKey}" is not a declared column.`,
-      );
+    for (const key of keyColumns)
+      if (!columns.has(key))
+        throw new ConfigurationError(
+          `Resource "${definition.name}": primary key "${key}" is not a declared column.`,
+        );
     if (definition.softDeleteColumn && !columns.has(definition.softDeleteColumn))
       throw new ConfigurationError(
         `Resource "${definition.name}": soft-delete column "${definition.softDeleteColumn}" is not a declared column.`,
@@ -57,6 +66,7 @@ export function resolveResources(
       name: definition.name,
       table: definition.table,
       primaryKey,
+      keyColumns,
       columns,
       visibleColumns: [...columns.values()].filter((column) => !column.hidden),
       relations,
@@ -110,6 +120,14 @@ function requireColumn(resource: ResolvedResource, column: string, relation: str
     );
 }
 
+/** The one key column a relation joins on by default; a composite key has none to default to. */
+function keyOf(resource: ResolvedResource, relation: string, option: string): string {
+  if (resource.primaryKey !== undefined) return resource.primaryKey;
+  throw new ConfigurationError(
+    `Relation "${relation}" joins "${resource.name}", whose primary key has several columns (${resource.keyColumns.join(', ')}): declare its ${option}.`,
+  );
+}
+
 function resolveRelation(
   name: string,
   relation: RelationDefinition,
@@ -123,7 +141,7 @@ function resolveRelation(
         kind: relation.kind,
         target,
         parentKey: relation.foreignKey,
-        childKey: relation.ownerKey ?? target.primaryKey,
+        childKey: relation.ownerKey ?? keyOf(target, name, 'ownerKey'),
       };
     case 'hasOne':
     case 'hasMany':
@@ -131,7 +149,7 @@ function resolveRelation(
         name,
         kind: relation.kind,
         target,
-        parentKey: relation.localKey ?? parent.primaryKey,
+        parentKey: relation.localKey ?? keyOf(parent, name, 'localKey'),
         childKey: relation.foreignKey,
       };
     case 'belongsToMany':
@@ -139,8 +157,8 @@ function resolveRelation(
         name,
         kind: relation.kind,
         target,
-        parentKey: relation.parentKey ?? parent.primaryKey,
-        childKey: relation.relatedKey ?? target.primaryKey,
+        parentKey: relation.parentKey ?? keyOf(parent, name, 'parentKey'),
+        childKey: relation.relatedKey ?? keyOf(target, name, 'relatedKey'),
         pivot: {
           table: relation.pivot,
           parentKey: relation.foreignPivotKey,

@@ -150,8 +150,12 @@ export interface ResourceDefinition<Ctx = unknown> {
   name: string;
   /** Table name (may be schema-qualified: `public.users`). */
   table: string;
-  /** Defaults to `id`. */
-  primaryKey?: string;
+  /**
+   * Defaults to `id`. Several columns for a composite key (`['film_id', 'actor_id']`): lists, filters,
+   * includes and cursors work as for one; a record is read at `<path>/<value>,<value>` (in key order),
+   * and is not written through the service (start-up refuses write actions on such an endpoint).
+   */
+  primaryKey?: string | readonly string[];
   columns: Record<string, ColumnSpec>;
   relations?: Record<string, RelationDefinition>;
   scopes?: Record<string, ScopeCallback<Ctx>>;

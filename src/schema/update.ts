@@ -63,7 +63,7 @@ export function prepareInputs(resource: ResolvedResource, inputs: readonly Input
       throw new ConfigurationError(
         `Form of "${resource.name}": input "${declaration.name}" writes a hidden column.`,
       );
-    if (column.name === resource.primaryKey)
+    if (resource.keyColumns.includes(column.name))
       throw new ConfigurationError(
         `Form of "${resource.name}": input "${declaration.name}" writes the primary key.`,
       );

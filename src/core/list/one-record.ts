@@ -32,14 +32,37 @@ const oneParams = new Set(['include', 'count']);
 const ONE_ONLY = 'not used when reading one record (include, count and filter[trashed] are).';
 
 /**
+ * A record's key as its path gives it: the value of its one key column, or of each column of a
+ * composite key joined by commas in key order (`7,42`). Undefined when it cannot be a key.
+ */
+export function keyValues(keys: readonly ResolvedColumn[], id: string): Scalar[] | undefined {
+  const parts = keys.length === 1 ? [id] : id.split(',');
+  if (parts.length !== keys.length) return undefined;
+  const values: Scalar[] = [];
+  for (const [i, key] of keys.entries()) {
+    const coerced = coerceForColumn(key, parts[i] as string);
+    if (!coerced.ok) return undefined;
+    values.push(coerced.value);
+  }
+  return values;
+}
+
+/**
  * `GET <prefix>/<endpoint>/:id`: the list's pipeline with the primary key as the one filter, so a
  * record is read with the same scopes, base query, includes and transformer as in a list.
  * `undefined` when no record answers (or the id cannot be a key).
  */
 export function oneRecordReader(state: ListState): (call: OneCall) => Promise<OneRecord | undefined> {
   const { endpoint } = state;
-  const key = endpoint.resource.columns.get(endpoint.resource.primaryKey) as ResolvedColumn;
-  const target: FieldTarget = { hops: [], column: key.name, columnType: key.type, storage: key.storage };
+  const keys = endpoint.resource.keyColumns.map(
+    (name) => endpoint.resource.columns.get(name) as ResolvedColumn,
+  );
+  const targets: FieldTarget[] = keys.map((key) => ({
+    hops: [],
+    column: key.name,
+    columnType: key.type,
+    storage: key.storage,
+  }));
   // Read-one plans are cached like the list's, before the key is added (authorize uses no defaults here).
   const plans = new BoundedMap<string, ListPlan>(MAX_CACHED_PLANS);
 
@@ -64,17 +87,23 @@ export function oneRecordReader(state: ListState): (call: OneCall) => Promise<On
     if (rawQuery.length <= MAX_CACHED_QUERY) plans.set(rawQuery, plan);
     return plan;
   };
-  const planOf = (rawQuery: string, id: unknown): ListPlan => {
+  const planOf = (rawQuery: string, values: readonly (Scalar | null)[]): ListPlan => {
     const plan = queryPlan(rawQuery);
-    const byKey: FilterNode = { kind: 'field', target, conditions: [{ op: 'eq', value: id as Scalar }] };
-    return { ...plan, where: [...plan.where, byKey], mode: { kind: 'simple', page: 1, perPage: 1 } };
+    const byKey = targets.map(
+      (target, i): FilterNode => ({
+        kind: 'field',
+        target,
+        conditions: [{ op: 'eq', value: values[i] as Scalar }],
+      }),
+    );
+    return { ...plan, where: [...plan.where, ...byKey], mode: { kind: 'simple', page: 1, perPage: 1 } };
   };
 
   return async ({ id, rawQuery, ctx, signal, primary }) => {
-    const coerced = coerceForColumn(key, id);
+    const values = keyValues(keys, id);
     // Parameters are checked before the id: a wrong parameter is the client's to fix either way.
-    const plan = planOf(rawQuery, coerced.ok ? coerced.value : null);
-    if (!coerced.ok) return undefined;
+    const plan = planOf(rawQuery, values ?? keys.map(() => null));
+    if (!values) return undefined;
     const options = readOptions(endpoint, signal, primary);
     const [row] = await state.connection.run(state.queries.rows(plan, { limit: 1 }, ctx), options);
     if (!row) return undefined;
