@@ -56,6 +56,9 @@ async function get(app: FastifyInstance, url: string): Promise<Row[]> {
   return Array.isArray(body) ? body : body.data;
 }
 const column = (rows: Row[], key: string) => rows.map((row) => row[key]);
+async function selectRows(conn: Connection, query: string): Promise<Row[]> {
+  return (await sql.raw(query).execute(conn.db)).rows as Row[];
+}
 /** One column of a query, as numbers or strings the way the service answers them. */
 async function selectColumn(conn: Connection, query: string, key: string): Promise<unknown[]> {
   const rows = (await sql.raw(query).execute(conn.db)).rows as Row[];
@@ -222,27 +225,69 @@ for (const dialect of dialects)
     it('Sakila (snake_case): pivots with payload, a view, a hasOne, and writes closed', async () => {
       await withSample(dialect, 'sakila', false, async (app, plan, conn) => {
         expect(plan.resources.map((resource) => resource.name).sort()).toEqual(
-          ['actor', 'actor_info', 'category', 'film', 'roles', 'user_profiles', 'users'].sort(),
+          [
+            'actor',
+            'actor_info',
+            'category',
+            'film',
+            'film_actor',
+            'film_category',
+            'role_user',
+            'roles',
+            'user_profiles',
+            'users',
+          ].sort(),
         );
-        expect(plan.skipped.map((skip) => skip.table).sort()).toEqual(
-          ['film_actor', 'film_category', 'film_titles', 'role_user'].sort(),
-        );
+        expect(plan.skipped.map((skip) => skip.table).sort()).toEqual(['film_titles']);
         expect(plan.skipped.find((skip) => skip.table === 'film_titles')?.reason).toMatch(
           /^a view without a key to page by \(no column named id or film_title_id or film_id\): declare it by hand/,
         );
+        // A pivot with columns of its own is a resource too (composite key, read-only), reached both ways.
         expect(relationsOf(resourceOf(plan, 'film'))).toEqual({
+          filmActors: 'hasMany film_actor by film_id',
+          filmCategories: 'hasMany film_category by film_id',
           actors: 'belongsToMany actor via film_actor(film_id, actor_id)',
           categories: 'belongsToMany category via film_category(film_id, category_id)',
         });
         expect(relationsOf(resourceOf(plan, 'actor'))).toEqual({
+          filmActors: 'hasMany film_actor by actor_id',
           films: 'belongsToMany film via film_actor(actor_id, film_id)',
+        });
+        expect(relationsOf(resourceOf(plan, 'film_actor'))).toEqual({
+          actor: 'belongsTo actor by actor_id',
+          film: 'belongsTo film by film_id',
         });
         expect(relationsOf(resourceOf(plan, 'users'))).toEqual({
           userProfile: 'hasOne user_profiles by user_id',
+          // Two keys of role_user point to users: each relation is named after its key.
+          userRoleUsers: 'hasMany role_user by user_id',
+          grantedByRoleUsers: 'hasMany role_user by granted_by',
           roles: 'belongsToMany roles via role_user(user_id, role_id)',
         });
         expect(resourceOf(plan, 'users')?.notes).toContain(
-          "roles goes through role_user, whose granted_at, granted_by are not shown: includes answer the related records, not the pivot's columns (the service cannot answer them yet).",
+          'roles goes through role_user, a resource too: its granted_at, granted_by are answered there (and by including it).',
+        );
+        expect(resourceOf(plan, 'film_actor')).toMatchObject({ primaryKey: ['actor_id', 'film_id'] });
+        expect(resourceOf(plan, 'film_actor')?.endpoint.actions).toEqual(['list', 'read']);
+        // Its payload: listed in key order, read one at <actor_id>,<film_id>, included from both sides.
+        expect(
+          (await get(app, '/api/film_actor?sort=actor_id,film_id')).map((row) => [row.actor_id, row.film_id]),
+        ).toEqual(
+          (await selectRows(conn, 'select actor_id, film_id from film_actor order by actor_id, film_id')).map(
+            (row) => [Number(row.actor_id), Number(row.film_id)],
+          ),
+        );
+        const casting = await app.inject({ method: 'GET', url: '/api/film_actor/1,1?include=film' });
+        expect(casting.statusCode, casting.body).toBe(200);
+        expect(casting.json()).toMatchObject({ actor_id: 1, film_id: 1, film: { film_id: 1 } });
+        expect(
+          column(await get(app, '/api/actor?include=filmActors&sort=actor_id'), 'filmActors').map(
+            (rows) => (rows as Row[]).length,
+          ),
+        ).toEqual(
+          column(await get(app, '/api/actor?include=films&sort=actor_id'), 'films').map(
+            (rows) => (rows as Row[]).length,
+          ),
         );
         expect(resourceOf(plan, 'actor_info')).toMatchObject({ view: true, primaryKey: 'actor_id' });
         expect(resourceOf(plan, 'actor')?.endpoint.allowedSorts).toEqual([

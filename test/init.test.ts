@@ -103,21 +103,27 @@ interface Expected {
 }
 
 const laravel: Expected = {
-  resources: ['password_reset_tokens', 'posts', 'roles', 'users'],
-  skipped: ['migrations', 'role_user'],
+  // role_user has columns of its own (timestamps): a resource too, keyed by the pair, read-only.
+  resources: ['password_reset_tokens', 'posts', 'role_user', 'roles', 'users'],
+  skipped: ['migrations'],
   relations: {
     users: {
       posts: 'hasMany posts by user_id',
+      roleUsers: 'hasMany role_user by user_id',
       roles: 'belongsToMany roles via role_user(user_id, role_id)',
     },
     posts: { user: 'belongsTo users by user_id' },
-    roles: { users: 'belongsToMany users via role_user(role_id, user_id)' },
+    roles: {
+      roleUsers: 'hasMany role_user by role_id',
+      users: 'belongsToMany users via role_user(role_id, user_id)',
+    },
+    role_user: { user: 'belongsTo users by user_id', role: 'belongsTo roles by role_id' },
     password_reset_tokens: {},
   },
   hidden: { users: ['password', 'remember_token'], password_reset_tokens: ['token'] },
   softDelete: { users: 'deleted_at' },
   json: { posts: ['meta'] },
-  storage: { users: 'text', posts: 'text', roles: 'text', password_reset_tokens: 'text' },
+  storage: { users: 'text', posts: 'text', roles: 'text', role_user: 'text', password_reset_tokens: 'text' },
   lists: {
     '/api/users': [2, 1],
     '/api/users?filter[trashed]=true': [3, 2, 1],
@@ -289,7 +295,7 @@ async function checkService(app: FastifyInstance, plan: ConfigPlan, expected: Ex
     const resource = resourceOf(plan, name) as ResourcePlan;
     const rows = response.json().data as Record<string, unknown>[];
     expect(
-      rows.map((row) => row[resource.primaryKey]),
+      rows.map((row) => row[resource.primaryKey as string]),
       url,
     ).toEqual(keys);
     const hidden = expected.hidden[name] ?? [];
@@ -443,7 +449,12 @@ describe('the generator, from hand-written models', () => {
       {
         name: 'class',
         isView: false,
-        columns: [column('id', 'int(11)'), column('first name', 'varchar(50)'), column('photo', 'blob')],
+        columns: [
+          column('id', 'int(11)'),
+          column('first name', 'varchar(50)'),
+          column('photo', 'blob'),
+          column('spot', 'geometry'),
+        ],
         primaryKey: ['id'],
         foreignKeys: [],
         indexes: [],
@@ -542,6 +553,7 @@ describe('the generator, from hand-written models', () => {
     expect(relationsOf(resourceOf(plan, 'orders'))).toEqual({
       // `customer` is a column: the relation takes the related table's singular.
       person: 'belongsTo people by customer_id',
+      orderLines: 'hasMany order_lines by order_id',
       clerk: 'belongsTo people by clerk_id',
       reviewer: 'belongsTo people by reviewer_id',
       category: 'belongsTo categories by category_id',
@@ -551,6 +563,9 @@ describe('the generator, from hand-written models', () => {
       customerOrders: 'hasMany orders by customer_id',
       clerkOrders: 'hasMany orders by clerk_id',
       reviewerOrders: 'hasMany orders by reviewer_id',
+      // follows has a created_at of its own: a resource too, reached by each of its keys.
+      followerFollows: 'hasMany follows by follower_id',
+      followeeFollows: 'hasMany follows by followee_id',
       // A pivot between a table and itself: named after the other key.
       followees: 'belongsToMany people via follows(follower_id, followee_id)',
       followers: 'belongsToMany people via follows(followee_id, follower_id)',
@@ -565,28 +580,22 @@ describe('the generator, from hand-written models', () => {
       children: 'hasMany categories by parent_id',
       orders: 'hasMany orders by category_id',
     });
+    // Composite keys are resources (read-only): order_lines, and the follows pivot with its created_at.
+    expect(resourceOf(plan, 'order_lines')).toMatchObject({
+      primaryKey: ['order_id', 'line'],
+      endpoint: { defaultSort: '-order_id,-line', actions: ['list', 'read'] },
+    });
+    expect(resourceOf(plan, 'follows')?.primaryKey).toEqual(['follower_id', 'followee_id']);
     expect(plan.skipped).toEqual([
-      {
-        table: 'follows',
-        reason:
-          'composite primary key (follower_id, followee_id): a resource needs one key column; the pivot of people ↔ people, reached through belongsToMany (its created_at not shown).',
-      },
       { table: 'knex_migrations', reason: "Knex's migration log." },
-      {
-        table: 'order_lines',
-        reason: 'composite primary key (order_id, line): a resource needs one key column.',
-      },
       {
         table: 'order_totals',
         reason:
           'a view without a key to page by (no column named id or order_total_id or order_id): declare it by hand, with primaryKey naming a column unique in the view.',
       },
     ]);
-    expect(resourceOf(plan, 'orders')?.notes).toContain(
-      'order_lines.order_id refers to it, but order_lines is not a resource: no relation made.',
-    );
     expect(resourceOf(plan, 'class')?.skippedColumns).toEqual([
-      { name: 'photo', reason: 'blob: no column kind for type blob' },
+      { name: 'spot', reason: 'geometry: no column kind for type geometry' },
     ]);
     expect(resourceOf(plan, 'orders')?.endpoint).toMatchObject({
       resource: 'orders',
@@ -609,19 +618,39 @@ describe('the generator, from hand-written models', () => {
         'reviewer.email',
         'category.id',
         'category.name',
+        // A composite key: each of its columns.
+        'orderLines.order_id',
+        'orderLines.line',
       ],
       // The key, the indexed column, and the label column (customer: the first short text, no name-like one).
       allowedSorts: ['id', 'customer', 'placed_at'],
-      allowedIncludes: ['person', 'clerk', 'reviewer', 'category'],
-      allowedCounts: [],
+      allowedIncludes: ['person', 'clerk', 'reviewer', 'category', 'orderLines'],
+      allowedCounts: ['orderLines'],
       allowedSearch: ['customer'],
       allowAll: 10_000,
       defaultSort: '-id',
       actions: ['list', 'read'],
     });
     expect(resourceOf(plan, 'people')?.endpoint).toMatchObject({
-      allowedIncludes: ['team', 'customerOrders', 'clerkOrders', 'reviewerOrders', 'followees', 'followers'],
-      allowedCounts: ['customerOrders', 'clerkOrders', 'reviewerOrders', 'followees', 'followers'],
+      allowedIncludes: [
+        'team',
+        'customerOrders',
+        'clerkOrders',
+        'reviewerOrders',
+        'followerFollows',
+        'followeeFollows',
+        'followees',
+        'followers',
+      ],
+      allowedCounts: [
+        'customerOrders',
+        'clerkOrders',
+        'reviewerOrders',
+        'followerFollows',
+        'followeeFollows',
+        'followees',
+        'followers',
+      ],
     });
     expect(columnsOf(plan, 'people', (candidate) => candidate.hidden)).toEqual(['api_key']);
     expect(resourceOf(plan, 'orders')?.columns[0]).toMatchObject({ type: 'integer', big: true });
@@ -631,7 +660,7 @@ describe('the generator, from hand-written models', () => {
     const source = generateConfig(model, { importFrom, lineWidth: 80 });
     expect(source).toContain("'first name': { type: 'string', nullable: false }");
     expect(source).toContain('const classTable = defineResource({');
-    expect(source).toMatch(/^ \* - order_lines: composite primary key \(order_id, line\)/m);
+    expect(source).toMatch(/^ {2}primaryKey: \['order_id', 'line'\],$/m);
     // Comments included: one that does not fit after its entry goes above it.
     expect(Math.max(...source.split('\n').map((line) => line.length))).toBeLessThanOrEqual(80);
     mkdirSync(join(generated, 'width-80'), { recursive: true });
@@ -699,8 +728,8 @@ describe('the init command', () => {
       [join(out, 'src/cli/main.js'), 'init', '--database-url', `sqlite:${database}`],
       { cwd: dir },
     );
-    expect(stdout).toContain(`Wrote ${join(dir, 'rqs.config.ts')}: 4 resources and endpoints`);
-    expect(stdout).toContain('not a resource: role_user: composite primary key (user_id, role_id)');
+    expect(stdout).toContain(`Wrote ${join(dir, 'rqs.config.ts')}: 5 resources and endpoints`);
+    expect(stdout).toContain('not a resource: migrations: a migration log (Laravel, TypeORM).');
     const written = readFileSync(join(dir, 'rqs.config.ts'), 'utf8');
     expect(written).toMatch(/\} from 'resource-query-service';\n/);
     const { source } = await init({ databaseUrl: `sqlite:${database}`, out: false });

@@ -14,7 +14,7 @@ import type { ColumnPlan, SkippedColumn } from './plan-types.js';
 export function planColumns(
   dialect: DialectName,
   table: TableModel,
-  primaryKey: string,
+  keyColumns: readonly string[],
   links: Link[],
 ): { columns: ColumnPlan[]; skippedColumns: SkippedColumn[]; datetimeStorage?: DatetimeStorage } {
   const unique = uniqueColumns(table);
@@ -32,17 +32,18 @@ export function planColumns(
       skippedColumns.push({ name: column.name, reason: `${column.type || 'no type'}: ${kind.skip}` });
       continue;
     }
-    const isKey = column.name === primaryKey;
+    const isKey = keyColumns.includes(column.name);
     const link = outgoing.get(column.name);
     const hidden = !isKey && !link && isSensitive(column.name);
     const text = kind.type === 'string' ? textSize(dialect, column) : undefined;
-    const values = 'values' in kind && Array.isArray(kind.values) ? (kind.values as string[]) : undefined;
+    const { values } = kind;
     const plan: ColumnPlan = {
       name: column.name,
       type: kind.type,
       ...(text && { text: text.size }),
       ...(text?.length !== undefined && { length: text.length }),
       ...(values && { values }),
+      ...(column.generated && { generated: true }),
       ...(kind.big && { big: true }),
       ...(kind.precision !== undefined && { precision: kind.precision }),
       ...(kind.scale !== undefined && { scale: kind.scale }),
@@ -50,11 +51,12 @@ export function planColumns(
       nullable: !isKey && column.nullable,
       primaryKey: isKey,
       hidden,
-      required: !column.nullable && !column.hasDefault && !column.autoIncrement,
+      required: !column.nullable && !column.hasDefault && !column.autoIncrement && !column.generated,
       notes: [
         column.type || 'no declared type',
         ...(isKey ? ['primary key'] : []),
         ...(column.autoIncrement ? ['auto-increment'] : []),
+        ...(column.generated ? ['generated: read-only'] : []),
         ...(!isKey && column.nullable ? ['nullable'] : []),
         ...(unique.has(column.name) && !isKey ? ['unique'] : []),
         ...(link ? [`→ ${link.target}.${link.targetColumn}`] : []),

@@ -1,3 +1,4 @@
+import { kinds } from '../kinds/index.js';
 import type { Action } from '../resource/policy.js';
 import type {
   InputDeclaration,
@@ -6,10 +7,13 @@ import type {
 } from '../resource/schema-declaration.js';
 import type { TableModel } from './model.js';
 import { snakeCase } from './names.js';
-import type { ColumnPlan, EndpointPlan, RelationPlan, ResourcePlan } from './plan-types.js';
-
-/** Kinds no sort applies to (their values have no order every engine agrees on). */
-const unordered = new Set<string>(['json', 'array', 'binary', 'set']);
+import {
+  type ColumnPlan,
+  type EndpointPlan,
+  keyColumnsOf,
+  type RelationPlan,
+  type ResourcePlan,
+} from './plan-types.js';
 
 /** A column of known values shown as a badge and edited with a select (an enum; a set holds several). */
 const ofValues = (column: ColumnPlan): column is ColumnPlan & { values: readonly string[] } =>
@@ -34,11 +38,15 @@ export function planEndpoint(
   related: RelatedResources,
   writable: boolean,
 ): EndpointPlan {
-  const { columns, primaryKey, relations, labelColumn } = resource;
+  const { columns, relations, labelColumn } = resource;
+  const keys = keyColumnsOf(resource);
+  // Relations of a composite-key resource name their keys (planRelations), so this is never their default.
+  const primaryKey = keys.join(',');
+  const composite = keys.length > 1;
   const notes: string[] = [];
   const visible = columns.filter((column) => !column.hidden && column.type !== 'json');
-  const ordered = (column: ColumnPlan) => !unordered.has(column.type);
-  const sortable = new Set<string>([primaryKey, ...(labelColumn ? [labelColumn] : [])]);
+  const ordered = (column: ColumnPlan) => kinds[column.type].ordered;
+  const sortable = new Set<string>([...keys, ...(labelColumn ? [labelColumn] : [])]);
   for (const index of table.indexes) {
     const [first] = index.columns;
     if (first) sortable.add(first);
@@ -55,7 +63,7 @@ export function planEndpoint(
   const relationFilters = relations.flatMap((relation) => {
     const target = related.get(relation.resource);
     if (!target) return [];
-    const names = [target.primaryKey, ...(target.labelColumn ? [target.labelColumn] : [])];
+    const names = [...keyColumnsOf(target), ...(target.labelColumn ? [target.labelColumn] : [])];
     return [...new Set(names)].map((column) => `${relation.name}.${column}`);
   });
   const search = columns.filter(
@@ -66,6 +74,8 @@ export function planEndpoint(
   const { schema, inputs } = schemaDeclaration(resource, notes);
   const actions: Action[] = ['list', 'read'];
   if (writable && resource.view) notes.push('A view: read-only, even with --writable.');
+  else if (writable && composite)
+    notes.push('A composite key: its records are listed and read, not written, even with --writable.');
   else if (writable) {
     const key = columns.find((column) => column.primaryKey);
     if (inputs === 0) notes.push('No column the form can write: no create or update.');
@@ -86,9 +96,9 @@ export function planEndpoint(
       ...relationFilters,
     ],
     allowedSorts: [
-      primaryKey,
+      ...keys,
       ...visible
-        .filter((column) => column.name !== primaryKey && sortable.has(column.name) && ordered(column))
+        .filter((column) => !keys.includes(column.name) && sortable.has(column.name) && ordered(column))
         .map((column) => column.name),
     ],
     allowedIncludes: includable.map((relation) => relation.name),
@@ -97,7 +107,7 @@ export function planEndpoint(
       .map((relation) => relation.name),
     allowedSearch: search.map((column) => column.name),
     allowAll: allLimit,
-    defaultSort: `-${primaryKey}`,
+    defaultSort: keys.map((key) => `-${key}`).join(','),
     actions,
     schema,
     notes,
@@ -112,10 +122,12 @@ function colorMap(values: readonly string[]): Record<string, string> {
 }
 
 /**
- * The form input that edits a column, by its kind; undefined: no input fits it (datetimes, JSON, and
- * kinds this table does not name stay out of the form, shown in the table and the detail only).
+ * The form input that edits a column: a select for known values, text by its length and name, else its
+ * kind's input (src/kinds/); undefined: no input fits it (datetimes, JSON, bytes, arrays and sets stay out
+ * of the form, shown in the table and the detail only), or the database computes it.
  */
 function inputFor(column: ColumnPlan): InputDeclaration | undefined {
+  if (column.generated) return undefined;
   const required = column.required ? { required: true } : {};
   if (ofValues(column))
     return {
@@ -136,15 +148,15 @@ function inputFor(column: ColumnPlan): InputDeclaration | undefined {
         ...(column.length !== undefined && column.length !== 255 && { maxLength: column.length }),
       };
     }
-    case 'integer':
-    case 'decimal':
-      return { name: column.name, type: 'number', ...required };
     case 'boolean':
       return { name: column.name, type: 'switch', ...required };
-    case 'date':
-      return { name: column.name, type: 'date', ...required };
+    // A datetime's text input would take the ISO form only: left to a hand-written form.
+    case 'datetime':
+    case 'json':
+      return undefined;
   }
-  return undefined;
+  const input = kinds[column.type].input;
+  return input ? { name: column.name, type: input, ...required } : undefined;
 }
 
 /**

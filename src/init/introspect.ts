@@ -87,9 +87,21 @@ export async function introspectPostgres(
   const tables = (await db.introspection.getTables()).filter(
     (table) => table.schema === schema && !partitions.has(table.name),
   );
-  const types = await sql<{ table: string; column: string; type: string; base: string; category: string }>`
+  const types = await sql<{
+    table: string;
+    column: string;
+    type: string;
+    base: string;
+    category: string;
+    labels: string[] | null;
+    generated: boolean;
+  }>`
     select c.relname as "table", a.attname as "column", format_type(a.atttypid, a.atttypmod) as "type",
-      bt.typname as "base", bt.typcategory::text as "category"
+      bt.typname as "base", bt.typcategory::text as "category",
+      case when bt.typtype = 'e' then array(
+        select e.enumlabel::text from pg_enum e where e.enumtypid = bt.oid order by e.enumsortorder
+      ) end as "labels",
+      a.attgenerated <> '' as "generated"
     from pg_attribute a
       join pg_class c on c.oid = a.attrelid
       join pg_namespace n on n.oid = c.relnamespace
@@ -167,6 +179,8 @@ export async function introspectPostgres(
             type,
             baseType: base.toLowerCase(),
             ...(found && { category: found.category }),
+            ...(found?.labels && { values: found.labels }),
+            ...(found?.generated && { generated: true }),
             ...(base === 'numeric' && precisionOf(type)),
             ...((base === 'json' || base === 'jsonb') && { json: true }),
           };
@@ -203,9 +217,10 @@ export async function introspectMysql(db: DynamicDb): Promise<DatabaseModel> {
     column_name: string;
     column_type: string;
     data_type: string;
+    extra: string | null;
   }>`
     select TABLE_NAME as table_name, COLUMN_NAME as column_name, COLUMN_TYPE as column_type,
-      DATA_TYPE as data_type
+      DATA_TYPE as data_type, EXTRA as extra
     from information_schema.COLUMNS where TABLE_SCHEMA = database()`.execute(db);
   const typeOf = new Map(columns.rows.map((row) => [`${row.table_name}.${row.column_name}`, row]));
   const statistics = await sql<{
@@ -266,6 +281,8 @@ export async function introspectMysql(db: DynamicDb): Promise<DatabaseModel> {
             baseType: base,
             ...((base === 'decimal' || base === 'numeric') && precisionOf(type)),
             ...((base === 'json' || jsonColumns.has(`${table.name}.${column.name}`)) && { json: true }),
+            // `VIRTUAL GENERATED`, `STORED GENERATED` (MariaDB also writes `PERSISTENT GENERATED`).
+            ...(/generated/i.test(found?.extra ?? '') && { generated: true }),
           };
         }),
         primaryKey: primary.map((row) => row.column_name).filter((name): name is string => name !== null),

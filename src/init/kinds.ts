@@ -14,6 +14,8 @@ interface Kind {
   big?: boolean;
   precision?: number;
   scale?: number;
+  /** Enum and set columns: their values, from the catalog. */
+  values?: string[];
   storage?: DatetimeStorage;
   /** SQLite: a datetime-looking column without values to tell its storage. */
   pendingStorage?: StorageFamily;
@@ -30,7 +32,11 @@ export function columnKind(dialect: DialectName, column: ColumnModel): Kind | { 
 function postgresKind(column: ColumnModel): Kind | { skip: string } {
   const base = column.baseType;
   if (column.json || base === 'json' || base === 'jsonb') return { type: 'json', notes: [] };
-  if (column.category === 'A') return { skip: 'arrays have no column kind' };
+  if (column.category === 'A') return { type: 'array', notes: ['an array: answered as a JSON array'] };
+  if (column.category === 'E')
+    return column.values && column.values.length > 0
+      ? { type: 'enum', values: column.values, notes: [] }
+      : { type: 'string', notes: ['an enum whose values could not be read'] };
   switch (base) {
     case 'int2':
     case 'int4':
@@ -50,17 +56,27 @@ function postgresKind(column: ColumnModel): Kind | { skip: string } {
     case 'timestamptz':
       return { type: 'datetime', notes: [] };
     case 'bytea':
-      return { skip: 'binary data has no column kind' };
+      return { type: 'binary', notes: [] };
+    case 'uuid':
+      return { type: 'uuid', notes: [] };
+    case 'time':
+      return { type: 'time', notes: [] };
+    case 'interval':
+      return { type: 'interval', notes: [] };
+    case 'inet':
+    case 'cidr':
+      return { type: 'network', notes: [] };
+    case 'money':
+      return { type: 'money', notes: [] };
+    case 'citext':
+      return { type: 'string', notes: ['citext: compared case-insensitively'] };
     case 'tsvector':
     case 'tsquery':
       return { skip: 'full-text search values have no column kind' };
   }
-  // Text, enums, uuid, time, interval, network addresses: compared as strings.
-  if (
-    ['S', 'E', 'I'].includes(column.category ?? '') ||
-    ['uuid', 'time', 'timetz', 'interval', 'xml', 'money'].includes(base)
-  )
-    return { type: 'string', notes: column.category === 'E' ? ['enum'] : [] };
+  // Text, and what reads as text: time with a zone, MAC addresses, XML.
+  if (column.category === 'S' || ['timetz', 'macaddr', 'macaddr8', 'xml'].includes(base))
+    return { type: 'string', notes: [] };
   return { skip: `no column kind for type ${base}` };
 }
 
@@ -96,18 +112,45 @@ function mysqlKind(column: ColumnModel): Kind | { skip: string } {
     case 'datetime':
     case 'timestamp':
       return { type: 'datetime', notes: [] };
+    case 'enum':
+    case 'set': {
+      const values = quotedValues(column.type);
+      return values.length > 0 ? { type: base, values, notes: [] } : { type: 'string', notes: [] };
+    }
+    case 'uuid':
+      return { type: 'uuid', notes: [] };
+    case 'inet4':
+    case 'inet6':
+      return { type: 'network', notes: [] };
+    case 'time':
+      return { type: 'time', notes: [] };
+    case 'binary':
+    case 'varbinary':
+    case 'tinyblob':
+    case 'blob':
+    case 'mediumblob':
+    case 'longblob':
+      return { type: 'binary', notes: [] };
     case 'char':
     case 'varchar':
     case 'tinytext':
     case 'text':
     case 'mediumtext':
     case 'longtext':
-    case 'enum':
-    case 'set':
-    case 'time':
       return { type: 'string', notes: [] };
   }
   return { skip: `no column kind for type ${base}` };
+}
+
+/** `enum('a','it''s')` → `['a', "it's"]`: the values of a MySQL ENUM or SET, as COLUMN_TYPE writes them. */
+export function quotedValues(type: string): string[] {
+  const open = type.indexOf('(');
+  if (open < 0) return [];
+  const values: string[] = [];
+  const pattern = /'((?:[^'\\]|''|\\.)*)'/g;
+  for (const match of type.slice(open).matchAll(pattern))
+    values.push((match[1] as string).replace(/''/g, "'").replace(/\\(.)/g, '$1'));
+  return values;
 }
 
 function decimal(column: ColumnModel): Kind {
@@ -174,7 +217,7 @@ function sqliteKind(column: ColumnModel): Kind | { skip: string } {
     if (/^(numeric|decimal)/.test(declared)) return decimal(column);
     return { type: 'string', notes: [] };
   }
-  if (kind === 'blob') return { skip: 'binary data has no column kind' };
+  if (kind === 'blob') return { type: 'binary', notes: [] };
   // Text, or no declared type: the values decide (JSON objects, numbers).
   const values = samples ?? [];
   if (values.length > 0 && values.every(isJsonText))

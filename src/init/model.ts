@@ -47,6 +47,10 @@ export interface ColumnModel {
    * `D` date/time, `B` boolean, `U` user-defined — json is `U`); absent elsewhere.
    */
   category?: string;
+  /** PostgreSQL enum columns: the type's labels in their order (MariaDB's are in `type`). */
+  values?: string[];
+  /** Computed by the database (a generated column): never written. */
+  generated?: boolean;
   nullable: boolean;
   autoIncrement: boolean;
   hasDefault: boolean;

@@ -23,12 +23,18 @@ export interface SkippedTable {
   reason: string;
 }
 
+/** A key as a list of columns, whether it has one or several. */
+export function keyColumnsOf(resource: Pick<ResourcePlan, 'primaryKey'>): string[] {
+  return typeof resource.primaryKey === 'string' ? [resource.primaryKey] : resource.primaryKey;
+}
+
 export interface ResourcePlan {
   name: string;
   table: string;
   /** The module's variable for the resource. */
   variable: string;
-  primaryKey: string;
+  /** The key column, or the columns of a composite key (served read-only). */
+  primaryKey: string | string[];
   columns: ColumnPlan[];
   /** Columns left out (no column kind fits them), and why. */
   skippedColumns: SkippedColumn[];
@@ -69,6 +75,8 @@ export interface ColumnPlan {
   length?: number;
   /** Enum and set columns: the values the column takes (when the column's kind reads them). */
   values?: readonly string[];
+  /** Computed by the database: shown, never an input. */
+  generated?: boolean;
   /** Facts for the column's comment: declared type, keys, uniqueness, how a kind was detected. */
   notes: string[];
 }

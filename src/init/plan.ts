@@ -20,6 +20,15 @@ export function planConfig(model: DatabaseModel, options: PlanOptions = {}): Con
   const { candidates, internal, resourceTables, whyNot } = classifyTables(model);
   const { links, compositeNotes } = resolveLinks(candidates);
   const pivots = findPivots(candidates, links, resourceTables);
+  // A pivot keyed by its pair is a resource too when it has columns of its own (its payload is then
+  // listed, filtered and included); with nothing but its keys, the belongsToMany relations say it all.
+  for (const pivot of pivots.values()) {
+    const key = resourceTables.get(pivot.table)?.primaryKey ?? [];
+    if (key.length > 1 && pivot.payload.length === 0) {
+      resourceTables.delete(pivot.table);
+      whyNot.set(pivot.table, `composite primary key (${key.join(', ')}) and no column of its own`);
+    }
+  }
   const context: RelationContext = { links, pivots, resourceTables };
   const tables = [...resourceTables.values()];
   const variables = resourceVariables(tables.map((table) => table.name));
@@ -49,15 +58,22 @@ function planResource(
   context: RelationContext,
   compositeNotes: string[],
 ): Omit<ResourcePlan, 'variable' | 'endpoint'> {
-  const primaryKey = table.primaryKey[0] as string;
+  const keyColumns = table.primaryKey;
+  // One key column, or several: a composite key's records are listed and read, not written.
+  const primaryKey = keyColumns.length === 1 ? (keyColumns[0] as string) : [...keyColumns];
   const notes = [...compositeUniqueNotes(table), ...compositeNotes];
   if (table.isView)
     notes.push(
-      `A view, served read-only; its key ${primaryKey} is taken from its name, and assumed unique: the catalog cannot say.`,
+      `A view, served read-only; its key ${keyColumns.join(', ')} is taken from its name, and assumed unique: the catalog cannot say.`,
     );
-  const { columns, skippedColumns, datetimeStorage } = planColumns(dialect, table, primaryKey, context.links);
+  if (keyColumns.length > 1)
+    notes.push(
+      `Composite primary key (${keyColumns.join(', ')}): read at /<path>/<${keyColumns.join('>,<')}>, served read-only.`,
+    );
+  const { columns, skippedColumns, datetimeStorage } = planColumns(dialect, table, keyColumns, context.links);
   const softDelete = findSoftDelete(columns);
-  const relations = planRelations(table, columns, primaryKey, context, notes);
+  const single = typeof primaryKey === 'string' ? primaryKey : undefined;
+  const relations = planRelations(table, columns, single, context, notes);
   const label = labelColumn(columns);
   return {
     name: table.name,

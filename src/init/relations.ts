@@ -40,7 +40,8 @@ export interface RelationContext {
 export function planRelations(
   table: TableModel,
   columns: ColumnPlan[],
-  primaryKey: string,
+  /** The table's one key column; undefined for a composite key (every relation then names its keys). */
+  primaryKey: string | undefined,
   { links, pivots, resourceTables }: RelationContext,
   notes: string[],
 ): RelationPlan[] {
@@ -55,7 +56,11 @@ export function planRelations(
     taken.add(name);
     return name;
   };
-  const primaryKeyOf = (name: string) => resourceTables.get(name)?.primaryKey[0];
+  /** The key a relation to `name` joins by default: none for a composite key. */
+  const primaryKeyOf = (name: string) => {
+    const key = resourceTables.get(name)?.primaryKey;
+    return key?.length === 1 ? key[0] : undefined;
+  };
   const unique = (child: string, column: string) => {
     const model = resourceTables.get(child);
     return model !== undefined && isUniqueColumn(model, column);
@@ -133,7 +138,9 @@ export function planRelations(
       const claimed = claim([name, `${name}Via${upperFirst(camelName(pivot.table))}`]);
       if (pivot.payload.length > 0)
         notes.push(
-          `${claimed} goes through ${pivot.table}, whose ${pivot.payload.join(', ')} ${pivot.payload.length === 1 ? 'is' : 'are'} not shown: includes answer the related records, not the pivot's columns (the service cannot answer them yet).`,
+          resourceTables.has(pivot.table)
+            ? `${claimed} goes through ${pivot.table}, a resource too: its ${pivot.payload.join(', ')} ${pivot.payload.length === 1 ? 'is' : 'are'} answered there (and by including it).`
+            : `${claimed} goes through ${pivot.table}, whose ${pivot.payload.join(', ')} ${pivot.payload.length === 1 ? 'is' : 'are'} not shown: includes answer the related records, not the pivot's columns.`,
         );
       relations.push({
         kind: 'belongsToMany',

@@ -25,17 +25,19 @@ export function classifyTables(model: DatabaseModel): {
   const whyNot = new Map<string, string>();
   for (const table of candidates) {
     const key = table.primaryKey;
-    const pkColumn = key.length === 1 ? table.columns.find((column) => column.name === key[0]) : undefined;
     if (table.isView) {
       const found = viewKey(model, table);
       if (typeof found === 'string') whyNot.set(table.name, found);
       else resourceTables.set(table.name, { ...table, primaryKey: [found.key] });
     } else if (key.length === 0) whyNot.set(table.name, 'no primary key: a resource needs one key column');
-    else if (key.length > 1)
-      whyNot.set(table.name, `composite primary key (${key.join(', ')}): a resource needs one key column`);
-    else if (!pkColumn || 'skip' in columnKind(model.dialect, pkColumn))
-      whyNot.set(table.name, `its primary key ${key[0]} has no column kind`);
-    else resourceTables.set(table.name, table);
+    else {
+      const unserved = key.find((name) => {
+        const column = table.columns.find((candidate) => candidate.name === name);
+        return !column || 'skip' in columnKind(model.dialect, column);
+      });
+      if (unserved !== undefined) whyNot.set(table.name, `its primary key ${unserved} has no column kind`);
+      else resourceTables.set(table.name, table);
+    }
   }
   return { candidates, internal, resourceTables, whyNot };
 }
