@@ -178,6 +178,7 @@ const jsonNames =
   /(^|_)(json|settings|meta|metadata|options|preferences|payload|attributes|properties|config|extra|data)$/;
 
 const dateForm = /^\d{4}-\d{2}-\d{2}$/;
+const uuidForm = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function sqliteKind(column: ColumnModel): Kind | { skip: string } {
   const declared = column.type.toLowerCase();
@@ -222,6 +223,8 @@ function sqliteKind(column: ColumnModel): Kind | { skip: string } {
   const values = samples ?? [];
   if (values.length > 0 && values.every(isJsonText))
     return { type: 'json', notes: [`JSON: ${values.length} sampled values are JSON`] };
+  if (values.length > 0 && values.every((value) => typeof value === 'string' && uuidForm.test(value)))
+    return { type: 'uuid', notes: [`uuid: ${values.length} sampled values are UUIDs`] };
   if (values.length > 0 && values.every((value) => typeof value === 'string' && dateForm.test(value)))
     return { type: 'date', notes: [`date: ${values.length} sampled values are YYYY-MM-DD`] };
   if (kind === 'none' && values.length > 0 && values.every((value) => typeof value === 'number'))

@@ -12,7 +12,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type { Refusal } from '../errors/refusal.js';
-import type { ColumnType, Scalar } from '../kinds/index.js';
+import type { ColumnType, KindColumn, Scalar } from '../kinds/index.js';
 
 /** Kysely over a schema known only at run time (tables come from resource definitions). */
 // biome-ignore lint/suspicious/noExplicitAny: the database schema is described by resource definitions, not by types.
@@ -325,8 +325,11 @@ export interface SqlDialect {
 export interface KindSql {
   /** A coerced value (a filter's, a record key, a written value) → the parameter bound for it. */
   readonly bind?: (value: Scalar) => unknown;
-  /** The column as selected, when the engine's own output is not what the kind reads. */
-  readonly select?: (column: RawBuilder<unknown>) => RawBuilder<unknown>;
+  /**
+   * The column as selected, when the engine's own output is not what the kind reads (undefined: as
+   * it is). `declared` is the column's declaration (`big`, …).
+   */
+  readonly select?: (column: RawBuilder<unknown>, declared: KindColumn) => RawBuilder<unknown> | undefined;
 }
 
 /** See `SqlDialect.rowEstimate`. */

@@ -24,8 +24,7 @@ export function visibleSelection(
   if (!refs) {
     refs = resource.visibleColumns.map((column) => {
       const ref = sql.ref(`${alias}.${column.name}`);
-      const select = dialect.kinds[column.type]?.select;
-      return (select ? select(ref) : ref).as(column.name);
+      return (dialect.kinds[column.type]?.select?.(ref, column) ?? ref).as(column.name);
     });
     byAlias.set(key, refs);
   }

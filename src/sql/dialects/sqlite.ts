@@ -182,5 +182,6 @@ export const sqlite: SqlDialect = {
   kinds: {
     // better-sqlite3 reads an integer as a double (past 2^53 rounded); as text it stays exact.
     bigint: { select: (column) => sql`cast(${column} as text)` },
+    integer: { select: (column, declared) => (declared.big ? sql`cast(${column} as text)` : undefined) },
   },
 };

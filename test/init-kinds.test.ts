@@ -1,0 +1,148 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConfigPlan } from '../src/init/index.js';
+import { buildService } from '../src/server/standalone.js';
+import type { Connection } from '../src/sql/connect.js';
+import { createKindsSchema, gadgets, initModule, loans, owners } from './fixtures/init-kinds.js';
+import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
+
+/**
+ * `init` on a schema with uuid keys, enums, 64-bit values, times, bytes, engine-specific types, a link
+ * table keyed by its pair with a column of its own, and a view: its module, as generated, answers
+ * lists, includes, counts, search, the schema index and read-one by every kind of key.
+ */
+type Row = Record<string, unknown>;
+
+for (const dialect of dialects)
+  describe(`init on real column kinds and keys, ${dialect}`, () => {
+    let conn: Connection;
+    let app: FastifyInstance;
+    let plan: ConfigPlan;
+    let remove = () => {};
+    const name = `init_kinds_${dialect}`;
+
+    beforeAll(async () => {
+      conn = await freshDatabase(dialect, name);
+      await createKindsSchema(conn, dialect);
+      const generated = await initModule(conn, `kinds-${dialect}`);
+      plan = generated.plan;
+      remove = generated.remove;
+      app = await buildService({ config: generated.config, connection: conn });
+    });
+    afterAll(async () => {
+      await app?.close();
+      await conn?.db.destroy();
+      await dropDatabase(dialect, name);
+      remove();
+    });
+
+    const get = async (url: string): Promise<Row[]> => {
+      const response = await app.inject({ method: 'GET', url });
+      expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
+      const body = response.json() as Row[] | { data: Row[] };
+      return Array.isArray(body) ? body : body.data;
+    };
+    const resource = (name: string) => plan.resources.find((candidate) => candidate.name === name);
+    const kindOf = (table: string, column: string) =>
+      resource(table)?.columns.find((candidate) => candidate.name === column);
+
+    it('declares each column by the kind its engine type holds', () => {
+      expect(plan.resources.map((r) => r.name).sort()).toEqual([
+        'gadget_names',
+        'gadgets',
+        'loans',
+        'owners',
+      ]);
+      expect(kindOf('gadgets', 'id')?.type).toBe('uuid');
+      expect(kindOf('gadgets', 'big')).toMatchObject({ type: 'integer', big: true });
+      expect(kindOf('gadgets', 'raw')?.type).toBe('binary');
+      if (dialect !== 'sqlite') {
+        expect(kindOf('gadgets', 'mood')).toMatchObject({ type: 'enum', values: ['sad', 'ok', 'happy'] });
+        expect(kindOf('gadgets', 'at_time')?.type).toBe('time');
+        expect(kindOf('gadgets', 'ip')?.type).toBe('network');
+        expect(kindOf('gadgets', 'name_length')).toMatchObject({ generated: true, required: false });
+        expect(resource('gadgets')?.endpoint.schema?.form?.inputs.map((input) => input.name)).not.toContain(
+          'name_length',
+        );
+      }
+      if (dialect === 'postgres') {
+        expect(kindOf('gadgets', 'span')?.type).toBe('interval');
+        expect(kindOf('gadgets', 'price')?.type).toBe('money');
+        expect(kindOf('gadgets', 'tags')?.type).toBe('array');
+      }
+      if (dialect === 'mysql')
+        expect(kindOf('gadgets', 'flags')).toMatchObject({ type: 'set', values: ['a', 'b'] });
+      expect(resource('loans')).toMatchObject({ primaryKey: ['gadget_id', 'owner_id'] });
+    });
+
+    it('answers lists, filters, search and label sorts as generated', async () => {
+      const rows = await get('/api/gadgets?sort=name');
+      expect(rows.map((row) => row.name)).toEqual(gadgets.map((g) => g.name).sort());
+      // A 64-bit value past 2^53 − 1 in an integer column: the string of its digits, never rounded.
+      expect(rows.find((row) => row.name === 'Abacus')?.big).toBe('9007199254740993');
+      expect(rows.find((row) => row.name === 'Bellows')?.big).toBe(12);
+      expect((await get('/api/gadgets?filter[mood]=happy')).map((row) => row.name)).toEqual(['Abacus']);
+      expect((await get('/api/gadgets?search=comp')).map((row) => row.name)).toEqual(['Compass']);
+      if (dialect !== 'sqlite') {
+        const refused = await app.inject({ method: 'GET', url: '/api/gadgets?filter[mood]=XXX' });
+        expect(refused.statusCode).toBe(422);
+        expect(Object.keys(refused.json().errors)).toEqual(['filter.mood']);
+      }
+      const byOwner = await get('/api/gadgets?filter[owner.name]=Ada&sort=name');
+      expect(byOwner.map((row) => row.name)).toEqual(['Abacus', 'Compass']);
+    });
+
+    it('includes and counts every relation one level deep, through the link table too', async () => {
+      const endpoint = resource('owners')?.endpoint;
+      const query = `include=${endpoint?.allowedIncludes.join(',')}&count=${endpoint?.allowedCounts.join(',')}&sort=id`;
+      const rows = await get(`/api/owners?${query}`);
+      expect(rows.map((row) => row.id)).toEqual(owners.map((o) => o.id));
+      for (const row of rows) {
+        const lent = loans.filter((loan) => loan.owner_id === row.id);
+        const owned = gadgets.filter((g) => g.owner_id === row.id);
+        // Every to-many relation of owners answers the rows SQL has, whatever init named it.
+        for (const relation of resource('owners')?.relations ?? []) {
+          const expected =
+            relation.kind === 'belongsToMany' || relation.resource === 'loans' ? lent.length : owned.length;
+          expect(row[`${relation.name}_count`], relation.name).toBe(expected);
+          expect((row[relation.name] as Row[]).length, relation.name).toBe(expected);
+        }
+      }
+    });
+
+    it('reads one record by a uuid, by a composite key, and from a view; a malformed key is a 404', async () => {
+      const [first] = gadgets;
+      const one = await app.inject({ method: 'GET', url: `/api/gadgets/${first?.id}` });
+      expect(one.statusCode, one.body).toBe(200);
+      expect(one.json()).toMatchObject({ id: first?.id, name: first?.name });
+      expect((await app.inject({ method: 'GET', url: '/api/gadgets/nope' })).statusCode).toBe(404);
+      expect((await app.inject({ method: 'GET', url: '/api/loans/nope,1' })).statusCode).toBe(404);
+      const loan = loans[0];
+      const link = await app.inject({
+        method: 'GET',
+        url: `/api/loans/${loan?.gadget_id},${loan?.owner_id}`,
+      });
+      expect(link.statusCode, link.body).toBe(200);
+      expect(link.json()).toMatchObject({ owner_id: loan?.owner_id, since: loan?.since });
+      expect((await get('/api/gadget_names?sort=name')).map((row) => row.name)).toEqual(
+        gadgets.map((g) => g.name).sort(),
+      );
+    });
+
+    it('lists every generated endpoint in the schema index, each with its document', async () => {
+      const index = (await app.inject({ method: 'GET', url: '/api/v1/schema' })).json() as {
+        resources: { resource: string }[];
+      };
+      expect(index.resources.map((entry) => entry.resource).sort()).toEqual(
+        plan.resources.map((r) => r.name).sort(),
+      );
+      const document = await app.inject({ method: 'GET', url: '/api/v1/gadgets/schema' });
+      expect(document.statusCode, document.body).toBe(200);
+      const columns = document.json().table.columns as { key: string; type: string }[];
+      if (dialect !== 'sqlite') expect(columns.find((c) => c.key === 'mood')?.type).toBe('badge');
+      expect(
+        (await app.inject({ method: 'PATCH', url: `/api/gadgets/${gadgets[0]?.id}`, payload: {} }))
+          .statusCode,
+      ).toBe(405);
+    });
+  });
