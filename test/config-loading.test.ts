@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/cli/load-config.js';
 import { createService } from '../src/core/service.js';
@@ -226,11 +227,11 @@ describe('the command with a TypeScript configuration, from source (node --impor
   });
 
   /** Runs src/cli/main.ts; resolves with its output once `until` matches it, or when it exits. */
-  const run = (args: string[], until?: RegExp) =>
+  const run = (args: string[], until?: RegExp, database = `sqlite:${join(dir, 'cli.db')}`) =>
     new Promise<{ output: string; code: number | null }>((resolve, reject) => {
       const started = spawn(process.execPath, ['--import', 'jiti/register', 'src/cli/main.ts', ...args], {
         cwd: repository,
-        env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, LOG_LEVEL: 'warn' },
+        env: { ...process.env, DATABASE_URL: database, LOG_LEVEL: 'warn' },
       });
       children.push(started);
       let output = '';
@@ -282,6 +283,32 @@ export default defineConfig({
     expect(((await response.json()) as { data: unknown }).data).toEqual([{ id: 2, name: 'two' }]);
     children.at(-1)?.kill('SIGTERM');
   }, 180_000);
+
+  it('refuses a SQLite file that is not there without creating it, and names the database a mismatch is about', async () => {
+    const file = join(dir, 'no-setup.config.ts');
+    writeFileSync(
+      file,
+      `import { defineConfig, defineResource } from 'resource-query-service';
+export default defineConfig({
+  resources: [defineResource({ name: 'items', table: 'items', columns: { id: 'integer', name: 'string' } })],
+  endpoints: [{ resource: 'items' }],
+});`,
+    );
+    const missing = join(dir, 'mistyped.db');
+    const absent = await run(['--config', file, '--port', '0'], undefined, `sqlite:${missing}`);
+    expect(absent.code).toBe(1);
+    expect(absent.output).toContain(
+      `The SQLite database ${missing} does not exist (database: sqlite:${missing})`,
+    );
+    expect(existsSync(missing)).toBe(false);
+
+    const empty = join(dir, 'empty.db');
+    new Database(empty).close();
+    const mismatch = await run(['--config', file, '--port', '0'], undefined, `sqlite:${empty}`);
+    expect(mismatch.code).toBe(1);
+    expect(mismatch.output).toContain('"items"');
+    expect(mismatch.output).toContain(`(database: sqlite:${empty})`);
+  }, 360_000);
 
   it('stops with the loader’s message when the file is missing', async () => {
     const { output, code } = await run(['--config', 'no-such.config.ts']);

@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 import cluster from 'node:cluster';
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bearerContext, bearerOptionsFrom } from '../server/bearer.js';
 import { buildService } from '../server/standalone.js';
-import { connect, withoutCredentials } from '../sql/connect.js';
+import { connect, dialectFor, withoutCredentials } from '../sql/connect.js';
+import { sqliteFilename } from '../sql/dialects/sqlite.js';
 import { connectOptionsFrom, corsOptionsFrom, workersFrom } from './env.js';
 import { loadConfig } from './load-config.js';
 import { superviseWorkers } from './workers.js';
@@ -54,6 +57,17 @@ async function main(): Promise<void> {
   const cors = corsOptionsFrom(process.env);
 
   const url = process.env.DATABASE_URL ?? 'sqlite:./demo.db';
+  /** Which database a refusal is about: the URL without its password, and whether it is the default. */
+  const databaseNamed = `database: ${withoutCredentials(url)}${process.env.DATABASE_URL ? '' : ', the default: DATABASE_URL is not set'}`;
+  // A SQLite file that is not there would be created empty; only a configuration that creates its
+  // tables (`setup`, as the demo's) may start from nothing.
+  if (dialectFor(url).name === 'sqlite' && !config.setup) {
+    const file = sqliteFilename(url);
+    if (file !== ':memory:' && !existsSync(file))
+      throw new Error(
+        `The SQLite database ${resolve(file)} does not exist (${databaseNamed}). Set DATABASE_URL to your database; nothing was created.`,
+      );
+  }
   const workers = workersFrom(values.workers, url);
   const connectOptions = connectOptionsFrom(process.env, workers);
   const announce = (address: string) => {
@@ -83,6 +97,7 @@ async function main(): Promise<void> {
   }
   const connection = connect(url, connectOptions);
   if (cluster.isPrimary) await config.setup?.(connection);
+  // A configuration the database does not match names the database it was checked against.
   const app = await buildService({
     config,
     connection,
@@ -92,6 +107,9 @@ async function main(): Promise<void> {
       ...(cluster.worker && { base: { pid: process.pid, hostname: hostname(), worker: cluster.worker.id } }),
     },
     ...(cors && { cors }),
+  }).catch(async (error: unknown) => {
+    await connection.close();
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n(${databaseNamed})`);
   });
 
   let closing = false;
