@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../src/errors/configuration-error.js';
 import type { ConfigPlan } from '../src/init/index.js';
+import type { StandaloneConfig } from '../src/server/config.js';
 import { buildService } from '../src/server/standalone.js';
 import type { Connection } from '../src/sql/connect.js';
 import { createKindsSchema, gadgets, initModule, loans, owners } from './fixtures/init-kinds.js';
@@ -18,6 +20,7 @@ for (const dialect of dialects)
     let conn: Connection;
     let app: FastifyInstance;
     let plan: ConfigPlan;
+    let config: StandaloneConfig;
     let remove = () => {};
     const name = `init_kinds_${dialect}`;
 
@@ -26,6 +29,7 @@ for (const dialect of dialects)
       await createKindsSchema(conn, dialect);
       const generated = await initModule(conn, `kinds-${dialect}`);
       plan = generated.plan;
+      config = generated.config;
       remove = generated.remove;
       app = await buildService({ config: generated.config, connection: conn });
     });
@@ -74,6 +78,28 @@ for (const dialect of dialects)
         expect(kindOf('gadgets', 'flags')).toMatchObject({ type: 'set', values: ['a', 'b'] });
       expect(resource('loans')).toMatchObject({ primaryKey: ['gadget_id', 'owner_id'] });
     });
+
+    if (dialect !== 'sqlite')
+      it('serves a generated column read-only: answered, never a form input', async () => {
+        const rows = await get('/api/gadgets?sort=name');
+        expect(rows.map((row) => row.name_length)).toEqual(rows.map((row) => String(row.name).length));
+        const openapi = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+        expect(openapi.components.schemas.GadgetsRecord.properties.name_length.readOnly).toBe(true);
+        const endpoints = config.endpoints.map((endpoint) =>
+          endpoint.resource === 'gadgets' && endpoint.schema
+            ? {
+                ...endpoint,
+                schema: {
+                  ...endpoint.schema,
+                  form: { inputs: [{ name: 'name_length', type: 'number' as const }] },
+                },
+              }
+            : endpoint,
+        );
+        await expect(buildService({ config: { ...config, endpoints }, connection: conn })).rejects.toThrow(
+          ConfigurationError,
+        );
+      });
 
     it('answers lists, filters, search and label sorts as generated', async () => {
       const rows = await get('/api/gadgets?sort=name');

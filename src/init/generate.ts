@@ -195,6 +195,7 @@ function resourceNode(resource: ResourcePlan): Node {
           if (column.scale !== undefined) options.push({ key: 'scale', value: raw(String(column.scale)) });
           if (!column.nullable && !column.primaryKey) options.push({ key: 'nullable', value: raw('false') });
           if (column.hidden) options.push({ key: 'hidden', value: raw('true') });
+          if (column.generated) options.push({ key: 'generated', value: raw('true') });
           const value: Node =
             options.length === 0
               ? str(column.type)

@@ -26,7 +26,8 @@ function orNull(schema: JsonSchema): JsonSchema {
 /** The JSON a column's values take in responses (its kind's `schema`, src/kinds/). */
 export function columnSchema(column: ResolvedColumn): JsonSchema {
   const schema = kinds[column.type].schema(column);
-  return column.nullable && column.type !== 'json' ? orNull(schema) : schema;
+  const answered = column.nullable && column.type !== 'json' ? orNull(schema) : schema;
+  return column.generated ? { ...answered, readOnly: true } : answered;
 }
 
 const toMany = (kind: string) => kind === 'hasMany' || kind === 'belongsToMany';

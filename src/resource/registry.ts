@@ -19,6 +19,8 @@ export interface ResolvedColumn {
   readonly scale?: number;
   /** Enum and set columns: the values they take. */
   readonly values?: readonly string[];
+  /** Computed by the database: never written (`ColumnOptions.generated`). */
+  readonly generated: boolean;
   /** Datetime and boolean columns: how values are stored (`native` for every other column). */
   readonly storage: DatetimeStorage | BooleanStorage;
 }

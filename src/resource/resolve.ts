@@ -46,6 +46,7 @@ export function resolveResources(
         storage,
         hidden: options.hidden ?? false,
         big: options.big ?? false,
+        generated: options.generated ?? false,
         ...(options.values !== undefined && { values: options.values }),
         // SQLite reports an INTEGER PRIMARY KEY as nullable; no engine lets a key be NULL.
         nullable: !keyColumns.includes(name) && (known?.get(name)?.nullable ?? options.nullable ?? true),

@@ -51,6 +51,11 @@ export interface ColumnOptions {
    * the catalog). A filter value outside them is a 422 naming them.
    */
   values?: readonly string[];
+  /**
+   * Computed by the database (a generated column; an identity column the database always fills): read,
+   * filtered and sorted like any other, never written. A form input for it is refused at start-up.
+   */
+  generated?: boolean;
 }
 
 /** A column is declared either by its kind alone or with options. */

@@ -63,6 +63,10 @@ export function prepareInputs(resource: ResolvedResource, inputs: readonly Input
       throw new ConfigurationError(
         `Form of "${resource.name}": input "${declaration.name}" writes a hidden column.`,
       );
+    if (column.generated)
+      throw new ConfigurationError(
+        `Form of "${resource.name}": input "${declaration.name}" writes "${column.name}", which the database computes (generated).`,
+      );
     if (resource.keyColumns.includes(column.name))
       throw new ConfigurationError(
         `Form of "${resource.name}": input "${declaration.name}" writes the primary key.`,
