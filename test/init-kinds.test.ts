@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../src/errors/configuration-error.js';
 import type { ConfigPlan } from '../src/init/index.js';
+import { reactAdminDataProvider } from '../src/providers/react-admin.js';
+import { refineDataProvider } from '../src/providers/refine.js';
 import type { StandaloneConfig } from '../src/server/config.js';
 import { buildService } from '../src/server/standalone.js';
 import type { Connection } from '../src/sql/connect.js';
@@ -153,6 +155,33 @@ for (const dialect of dialects)
       expect((await get('/api/gadget_names?sort=name')).map((row) => row.name)).toEqual(
         gadgets.map((g) => g.name).sort(),
       );
+    });
+
+    it('gives the react-admin and refine providers every record’s id with no option: a composite key’s joined', async () => {
+      const address = await app.listen({ port: 0, host: '127.0.0.1' });
+      const apiUrl = `${address}/api`;
+      const ra = reactAdminDataProvider({ apiUrl });
+      const page = await ra.getList('loans', {
+        pagination: { page: 1, perPage: 10 },
+        sort: { field: 'owner_id', order: 'ASC' },
+        filter: {},
+      });
+      const ids = loans.map((loan) => `${loan.gadget_id},${loan.owner_id}`);
+      expect(page.data.map((record) => record.id).sort()).toEqual([...ids].sort());
+      const one = await ra.getOne('loans', { id: ids[1] });
+      expect(one.data).toMatchObject({ id: ids[1], owner_id: loans[1]?.owner_id });
+      const many = await ra.getMany('loans', { ids: [ids[2], ids[0], `${gadgets[3]?.id},1`] });
+      expect(many.data.map((record) => record.id)).toEqual([ids[2], ids[0]]);
+      const owners = await ra.getMany('owners', { ids: [2, 1] });
+      expect(owners.data.map((record) => record.id)).toEqual([2, 1]);
+      const refine = refineDataProvider({ apiUrl });
+      const listed = await refine.getList({
+        resource: 'gadgets',
+        pagination: { currentPage: 1, pageSize: 10 },
+      });
+      expect(listed.data.map((record) => record.id).sort()).toEqual(gadgets.map((g) => g.id).sort());
+      const loan = await refine.getOne({ resource: 'loans', id: ids[0] as string });
+      expect(loan.data.id).toBe(ids[0]);
     });
 
     it('lists every generated endpoint in the schema index, each with its document', async () => {

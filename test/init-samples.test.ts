@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConfigPlan, init, type ResourcePlan } from '../src/init/index.js';
+import { reactAdminDataProvider } from '../src/providers/react-admin.js';
 import type { StandaloneConfig } from '../src/server/config.js';
 import { buildService } from '../src/server/standalone.js';
 import type { Connection } from '../src/sql/connect.js';
@@ -219,6 +220,15 @@ for (const dialect of dialects)
           payload: { Title: 'x', ArtistId: 1 },
         });
         expect(post.statusCode, post.body).toBe(405);
+        // The react-admin provider, given no idField, takes each resource's key from the schema index.
+        const apiUrl = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api`;
+        const provided = await reactAdminDataProvider({ apiUrl }).getList('Album', {
+          pagination: { page: 1, perPage: 100 },
+          sort: { field: 'AlbumId', order: 'ASC' },
+          filter: {},
+        });
+        expect(provided.data.map((album) => album.id)).toEqual(provided.data.map((album) => album.AlbumId));
+        expect(provided.data.length).toBeGreaterThan(0);
       });
     });
 

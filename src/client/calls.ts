@@ -24,6 +24,8 @@ export interface ResourceEntry {
   list: string;
   /** Path of the schema document (`/api/v1/users/schema`). */
   schema: string;
+  /** The primary key's columns: one, or several for a composite key (its records' ids join them by commas). */
+  key: string[];
 }
 
 export type ErrorMap = Record<string, string[]>;

@@ -161,6 +161,7 @@ export async function createService<Ctx = unknown>(
           title: endpoint.policy.schema?.title ?? endpoint.resource.name,
           list: `${prefix}/${endpoint.path}`,
           schema: `${prefix}/v1/${endpoint.path}/schema`,
+          key: endpoint.resource.keyColumns,
         });
     return json(200, { resources });
   });

@@ -376,10 +376,18 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
 
   const entry = {
     type: 'object',
-    properties: Object.fromEntries(
-      ['resource', 'path', 'title', 'list', 'schema'].map((name) => [name, { type: 'string' }]),
-    ),
-    required: ['resource', 'path', 'title', 'list', 'schema'],
+    properties: {
+      ...Object.fromEntries(
+        ['resource', 'path', 'title', 'list', 'schema'].map((name) => [name, { type: 'string' }]),
+      ),
+      key: {
+        type: 'array',
+        items: { type: 'string' },
+        minItems: 1,
+        description: 'The primary key’s columns; a composite key’s record path joins their values by commas.',
+      },
+    },
+    required: ['resource', 'path', 'title', 'list', 'schema', 'key'],
     additionalProperties: false,
   };
   operation(`${prefix}/v1/schema`, 'get', {

@@ -10,6 +10,7 @@ import {
   createRecord,
   deleteRecord,
   type ErrorMap,
+  fetchIndex,
   fetchList,
   fetchRecord,
   isLengthAware,
@@ -27,8 +28,13 @@ export interface ProviderOptions {
   apiUrl: string;
   /** Resource name (as the app names it) → endpoint path under `apiUrl`; default: the same name. */
   resources?: Readonly<Record<string, string>>;
-  /** The primary key's name in the records (copied to `id` when it differs); default `id`. */
-  idField?: string;
+  /**
+   * The primary key's name in the records (copied to `id` when it differs), for every resource or by
+   * resource name. Default: what the service's schema index says of each endpoint's key (`key`), read
+   * once and only for records without an `id`; else `id`. A composite key's `id` is its values joined
+   * by commas in key order, the form its record route takes.
+   */
+  idField?: string | Readonly<Record<string, string>>;
   /** Sent with every request; a function is called each time (a token that changes on sign-in). */
   headers?: Headers | (() => Headers | Promise<Headers>);
   fetch?: typeof fetch;
@@ -78,7 +84,6 @@ export function loadQuery(meta: unknown): Pick<ListQuery, 'include' | 'count'> {
 
 /** The record calls both providers make, with the library's error type. */
 export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
-  const idField = options.idField ?? 'id';
   const baseUrl = options.apiUrl.replace(/\/$/, '');
   const etags = new Map<string, string>();
   const keyOf = (resource: string, id: unknown) => `${resource}\n${String(id)}`;
@@ -93,8 +98,36 @@ export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
       ...(signal ? { signal } : {}),
     };
   };
-  const withId = (record: RecordData): RecordData =>
-    idField === 'id' ? record : { ...record, id: record[idField] };
+  /** Endpoint path → its key's columns, from the schema index (read once; empty when there is none). */
+  let index: Promise<Map<string, readonly string[]>> | undefined;
+  const indexedKeys = (): Promise<Map<string, readonly string[]>> => {
+    index ??= clientOptions()
+      .then((client) => fetchIndex({ ...client, prefix: '' }))
+      .then(
+        (entries) =>
+          new Map(entries.flatMap((entry) => (entry.key ? [[entry.path, entry.key] as const] : []))),
+        (error: unknown) => {
+          // Not served (404) is an answer; anything else (a token not yet given) is asked again later.
+          if (!(error instanceof ApiError && error.status === 404)) index = undefined;
+          return new Map<string, readonly string[]>();
+        },
+      );
+    return index;
+  };
+  /** A resource's key columns: declared, else `id` when the record has one, else the index's. */
+  const keyColumns = async (resource: string, record?: RecordData): Promise<readonly string[]> => {
+    const declared = typeof options.idField === 'string' ? options.idField : options.idField?.[resource];
+    if (declared) return [declared];
+    if (record && 'id' in record) return ['id'];
+    return (await indexedKeys()).get(endpoint(resource).slice(1)) ?? ['id'];
+  };
+  const withId = async (resource: string, record: RecordData): Promise<RecordData> => {
+    const key = await keyColumns(resource, record);
+    if (key.length === 1) return key[0] === 'id' ? record : { ...record, id: record[key[0] as string] };
+    return { ...record, id: key.map((column) => String(record[column])).join(',') };
+  };
+  const allWithId = (resource: string, records: readonly RecordData[]) =>
+    Promise.all(records.map((record) => withId(resource, record)));
   const remember = (resource: string, id: unknown, etag: string | undefined) => {
     if (etag === undefined) etags.delete(keyOf(resource, id));
     else etags.set(keyOf(resource, id), etag);
@@ -126,13 +159,13 @@ export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
         const answer = await fetchList(endpoint(resource), query, await clientOptions(signal));
         if (Array.isArray(answer))
           return {
-            data: answer.map(withId),
+            data: await allWithId(resource, answer),
             total: answer.length,
             hasNextPage: false,
             hasPreviousPage: false,
           };
         const page = {
-          data: answer.data.map(withId),
+          data: await allWithId(resource, answer.data),
           hasNextPage: answer.next_page_url !== null,
           hasPreviousPage: answer.prev_page_url !== null,
         };
@@ -149,7 +182,7 @@ export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
           await clientOptions(signal),
         );
         remember(resource, id, etag);
-        return withId(record);
+        return withId(resource, record);
       }),
 
     /** `filter[<id>][in]=…`, 100 ids a request, in the order of `ids` (records not found are left out). */
@@ -162,16 +195,33 @@ export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
       translated(async () => {
         const wanted = [...new Set(ids.map(String))];
         const found = new Map<string, RecordData>();
-        for (let start = 0; start < wanted.length; start += CHUNK) {
+        const key = await keyColumns(resource);
+        // A composite key has no `in` filter: its records are read one by one (a many-to-one is short).
+        if (key.length > 1)
+          for (const id of wanted) {
+            const answer = await fetchRecord(
+              endpoint(resource),
+              id,
+              loadQuery(meta),
+              await clientOptions(signal),
+            )
+              .then((read) => read.record)
+              .catch((error: unknown) => {
+                if (error instanceof ApiError && error.status === 404) return undefined;
+                throw error;
+              });
+            if (answer) found.set(id, await withId(resource, answer));
+          }
+        for (let start = 0; key.length === 1 && start < wanted.length; start += CHUNK) {
           const chunk = wanted.slice(start, start + CHUNK);
-          const filter: FilterNode[] = [{ name: idField, op: 'in', value: chunk }];
+          const filter: FilterNode[] = [{ name: key[0] as string, op: 'in', value: chunk }];
           const answer = await fetchList(
             endpoint(resource),
             { filter, per_page: chunk.length, ...loadQuery(meta) },
             await clientOptions(signal),
           );
           for (const record of Array.isArray(answer) ? answer : answer.data)
-            found.set(String(record[idField]), withId(record));
+            found.set(String(record[key[0] as string]), await withId(resource, record));
         }
         return wanted.flatMap((id): RecordData[] => {
           const record = found.get(id);
@@ -183,8 +233,9 @@ export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
       translated(async () => {
         const answer = await createRecord(endpoint(resource), values, await clientOptions());
         if (!answer.ok) throw refused(answer, values);
-        remember(resource, answer.record[idField], answer.etag);
-        return withId(answer.record);
+        const record = await withId(resource, answer.record);
+        remember(resource, record.id, answer.etag);
+        return record;
       }),
 
     update: (resource: string, id: unknown, changes: RecordData): Promise<RecordData> =>
@@ -195,7 +246,7 @@ export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
         });
         if (!answer.ok) throw refused(answer, changes);
         remember(resource, id, answer.etag);
-        return withId(answer.record);
+        return withId(resource, answer.record);
       }),
 
     remove: (resource: string, id: unknown): Promise<void> =>
