@@ -180,6 +180,13 @@ for (const dialect of dialects) {
             ...loose.map(() =>
               defineEndpoint({ resource: 'loose', allowedFilters: ['code', 'mood', 'key', 'ip'] }),
             ),
+            // The same resource with a bare schema: what an enum shows without declared options or colors.
+            defineEndpoint({
+              resource: 'gadgets',
+              path: 'gadgets-bare',
+              allowedFilters: ['mood', 'id'],
+              schema: { table: { columns: [{ key: 'id' }, { key: 'mood' }] } },
+            }),
             defineEndpoint({
               resource: 'gadgets',
               allowedFilters: filtered,
@@ -361,6 +368,27 @@ for (const dialect of dialects) {
       expect(schema.statusCode, schema.body).toBe(200);
       const columnsShown = schema.json().table.columns as { key: string; type: string }[];
       expect(columnsShown.find((column) => column.key === 'mood')?.type).toBe('badge');
+      const bare = (await app.inject({ url: '/api/v1/gadgets-bare/schema' })).json();
+      const mood = (bare.table.columns as { key: string; formatOptions: { colorMap?: object } }[]).find(
+        (column) => column.key === 'mood',
+      );
+      expect(mood?.formatOptions.colorMap).toEqual({ sad: 'blue', ok: 'green', happy: 'orange' });
+      const filters = bare.table.filters as {
+        name: string;
+        operators: string[];
+        options?: { value: string }[];
+      }[];
+      expect(
+        filters.find((filter) => filter.name === 'mood')?.options?.map((option) => option.value),
+      ).toEqual([...moods]);
+      expect(filters.find((filter) => filter.name === 'id')?.operators).toEqual([
+        'eq',
+        'neq',
+        'is_null',
+        'is_not_null',
+        'in',
+        'not_in',
+      ]);
       const openapi = await app.inject({ url: '/api/openapi.json' });
       const record = openapi.json().components.schemas.GadgetsRecord;
       const properties = (record as { properties: Record<string, Record<string, unknown>> }).properties;

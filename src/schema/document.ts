@@ -123,8 +123,14 @@ export function buildSchemaDocument(
   };
 }
 
-function filterFor(name: string, kind: TargetKind, options: Map<string, SelectOption[]>): SchemaFilter {
-  const found = options.get(name);
+function filterFor(
+  name: string,
+  kind: TargetKind,
+  options: Map<string, SelectOption[]>,
+  values?: readonly string[],
+): SchemaFilter {
+  // Declared options (a select input's, a badge's colors) first, else an enum's own values.
+  const found = options.get(name) ?? values?.map((value) => ({ value, label: labelFor(value) }));
   return {
     name,
     label: labelFor(name),
@@ -143,7 +149,7 @@ function schemaFilters(endpoint: CompiledEndpoint, options: Map<string, SelectOp
   };
   const columnsOf = (target: ResolvedResource, prefix: string) => {
     for (const column of target.visibleColumns)
-      add(filterFor(`${prefix}${column.name}`, column.type, options));
+      add(filterFor(`${prefix}${column.name}`, column.type, options, column.values));
   };
   for (const name of endpoint.allowedFilterNames) {
     if (endpoint.customFilters.has(name)) {
@@ -166,7 +172,12 @@ function schemaFilters(endpoint: CompiledEndpoint, options: Map<string, SelectOp
       }
     } else {
       const path = resolvePath(resource, name);
-      if (path) add(filterFor(name, path.target.jsonPath ? 'json-path' : path.column.type, options));
+      if (path)
+        add(
+          path.target.jsonPath
+            ? filterFor(name, 'json-path', options)
+            : filterFor(name, path.column.type, options, path.column.values),
+        );
     }
   }
   return [...filters.values()];
