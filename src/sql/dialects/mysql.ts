@@ -141,6 +141,11 @@ function explainedRows(answer: readonly Row[]): number | undefined {
   return rows;
 }
 
+/** MySQL's syntax error: what `INSERT … RETURNING` gets where only MariaDB has it. */
+const ER_PARSE_ERROR = 1064;
+/** Whether the server answered an INSERT … RETURNING (MariaDB) — until one refuses it (MySQL). */
+let insertReturns = true;
+
 export const mysql: SqlDialect = {
   name: 'mysql',
   connect(url, options) {
@@ -254,11 +259,22 @@ export const mysql: SqlDialect = {
   // Kysely's MySQL adapter drops RETURNING rows; the driver's insertId is the generated key.
   // MariaDB returns the row's key with RETURNING (10.5+): an AUTO_INCREMENT id and a key its
   // default makes (`DEFAULT uuid()`) alike; LAST_INSERT_ID() would know only the first. Sent as raw
-  // SQL: Kysely's MySQL adapter answers an INSERT with its OK packet and drops returned rows.
+  // SQL: Kysely's MySQL adapter answers an INSERT with its OK packet and drops returned rows. MySQL
+  // has no INSERT … RETURNING: its parse error (which fails the statement, not the transaction) turns
+  // this process to LAST_INSERT_ID().
   insertRow: async (db, table, values, primaryKey) => {
-    const insert = db.insertInto(table).values(values).returning(primaryKey).compile();
-    const result = await db.executeQuery<Row>(CompiledQuery.raw(insert.sql, [...insert.parameters]));
-    return result.rows[0]?.[primaryKey];
+    if (insertReturns) {
+      const insert = db.insertInto(table).values(values).returning(primaryKey).compile();
+      try {
+        const result = await db.executeQuery<Row>(CompiledQuery.raw(insert.sql, [...insert.parameters]));
+        return result.rows[0]?.[primaryKey];
+      } catch (error) {
+        if ((error as { errno?: unknown }).errno !== ER_PARSE_ERROR) throw error;
+        insertReturns = false;
+      }
+    }
+    const inserted = await db.insertInto(table).values(values).executeTakeFirstOrThrow();
+    return values[primaryKey] ?? Number(inserted.insertId);
   },
   bindBoolean: (value) => (value ? 1 : 0),
   // DATETIME(3) literal form: MariaDB does not read the trailing `Z`.
