@@ -149,7 +149,6 @@ for (const dialect of dialects) {
     let app: Awaited<ReturnType<typeof buildService>>;
     let columns: Record<string, ColumnSpec>;
     const name = `column_kinds_${dialect}`;
-    const has = (column: string) => Object.hasOwn(columns, column);
 
     beforeAll(async () => {
       conn = await freshDatabase(dialect, name);
