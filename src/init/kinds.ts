@@ -1,3 +1,4 @@
+import { declaredKind } from '../kinds/index.js';
 import type { ColumnType, DatetimeStorage } from '../resource/types.js';
 import type { DialectName } from '../sql/dialect.js';
 import { datetimeShape, type StorageFamily } from './datetime-storage.js';
@@ -31,114 +32,56 @@ export function columnKind(dialect: DialectName, column: ColumnModel): Kind | { 
 
 function postgresKind(column: ColumnModel): Kind | { skip: string } {
   const base = column.baseType;
-  if (column.json || base === 'json' || base === 'jsonb') return { type: 'json', notes: [] };
+  if (column.json) return { type: 'json', notes: [] };
   if (column.category === 'A') return { type: 'array', notes: ['an array: answered as a JSON array'] };
   if (column.category === 'E')
     return column.values && column.values.length > 0
       ? { type: 'enum', values: column.values, notes: [] }
       : { type: 'string', notes: ['an enum whose values could not be read'] };
   switch (base) {
-    case 'int2':
-    case 'int4':
-      return { type: 'integer', notes: [] };
     case 'int8':
       return { type: 'integer', big: true, notes: [] };
     case 'numeric':
       return decimal(column);
-    case 'float4':
-    case 'float8':
-      return { type: 'decimal', notes: [] };
-    case 'bool':
-      return { type: 'boolean', notes: [] };
-    case 'date':
-      return { type: 'date', notes: [] };
-    case 'timestamp':
-    case 'timestamptz':
-      return { type: 'datetime', notes: [] };
-    case 'bytea':
-      return { type: 'binary', notes: [] };
-    case 'uuid':
-      return { type: 'uuid', notes: [] };
-    case 'time':
-      return { type: 'time', notes: [] };
-    case 'interval':
-      return { type: 'interval', notes: [] };
-    case 'inet':
-    case 'cidr':
-      return { type: 'network', notes: [] };
-    case 'money':
-      return { type: 'money', notes: [] };
     case 'citext':
       return { type: 'string', notes: ['citext: compared case-insensitively'] };
     case 'tsvector':
     case 'tsquery':
       return { skip: 'full-text search values have no column kind' };
   }
-  // Text, and what reads as text: time with a zone, MAC addresses, XML.
-  if (column.category === 'S' || ['timetz', 'macaddr', 'macaddr8', 'xml'].includes(base))
-    return { type: 'string', notes: [] };
+  const type = declaredKind('postgres', base);
+  if (type) return { type, notes: [] };
+  // Other text types (a domain over text, a custom string type) read as text.
+  if (column.category === 'S') return { type: 'string', notes: [] };
   return { skip: `no column kind for type ${base}` };
 }
 
 function mysqlKind(column: ColumnModel): Kind | { skip: string } {
   const base = column.baseType;
   const type = column.type.toLowerCase();
-  if (column.json || base === 'json')
-    return { type: 'json', notes: base === 'json' ? [] : ['JSON: a json_valid check'] };
+  if (column.json && base !== 'json') return { type: 'json', notes: ['JSON: a json_valid check'] };
   switch (base) {
     case 'tinyint':
-      return type.startsWith('tinyint(1)') ? { type: 'boolean', notes: [] } : { type: 'integer', notes: [] };
-    case 'smallint':
-    case 'mediumint':
-    case 'year':
-      return { type: 'integer', notes: [] };
+      if (type.startsWith('tinyint(1)')) return { type: 'boolean', notes: [] };
+      break;
     case 'int':
     case 'integer':
       // An unsigned int goes past 2^31.
-      return type.includes('unsigned')
-        ? { type: 'integer', big: true, notes: [] }
-        : { type: 'integer', notes: [] };
+      if (type.includes('unsigned')) return { type: 'integer', big: true, notes: [] };
+      break;
     case 'bigint':
       return { type: 'integer', big: true, notes: [] };
     case 'decimal':
     case 'numeric':
       return decimal(column);
-    case 'float':
-    case 'double':
-    case 'real':
-      return { type: 'decimal', notes: [] };
-    case 'date':
-      return { type: 'date', notes: [] };
-    case 'datetime':
-    case 'timestamp':
-      return { type: 'datetime', notes: [] };
     case 'enum':
     case 'set': {
       const values = quotedValues(column.type);
       return values.length > 0 ? { type: base, values, notes: [] } : { type: 'string', notes: [] };
     }
-    case 'uuid':
-      return { type: 'uuid', notes: [] };
-    case 'inet4':
-    case 'inet6':
-      return { type: 'network', notes: [] };
-    case 'time':
-      return { type: 'time', notes: [] };
-    case 'binary':
-    case 'varbinary':
-    case 'tinyblob':
-    case 'blob':
-    case 'mediumblob':
-    case 'longblob':
-      return { type: 'binary', notes: [] };
-    case 'char':
-    case 'varchar':
-    case 'tinytext':
-    case 'text':
-    case 'mediumtext':
-    case 'longtext':
-      return { type: 'string', notes: [] };
   }
+  const kind = declaredKind('mysql', base);
+  if (kind) return { type: kind, notes: [] };
   return { skip: `no column kind for type ${base}` };
 }
 

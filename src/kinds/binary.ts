@@ -19,4 +19,5 @@ export const binary: Kind = {
   table: 'text',
   options: [],
   serves: { postgres: ['bytea'], mysql: myBinary },
+  declaredFor: { postgres: ['bytea'], mysql: myBinary },
 };

@@ -22,4 +22,5 @@ export const boolean: Kind = {
   options: ['storage'],
   // PostgreSQL compares a boolean with nothing but a boolean; MariaDB's BOOLEAN is tinyint(1).
   serves: { postgres: ['bool'], mysql: myNumbers },
+  declaredFor: { postgres: ['bool'] },
 };

@@ -21,4 +21,5 @@ export const date: Kind = {
   options: [],
   // Dates stored as text are common (SQLite has no date type, older schemas on the others).
   serves: { postgres: [...pgText, ...pgTemporal], mysql: [...myText, ...myTemporal] },
+  declaredFor: { postgres: ['date'], mysql: ['date'] },
 };

@@ -40,4 +40,5 @@ export const datetime: Kind = {
   input: 'text',
   options: ['storage'],
   serves: { postgres: [...pgText, ...pgTemporal], mysql: [...myText, ...myTemporal] },
+  declaredFor: { postgres: ['timestamp', 'timestamptz'], mysql: ['datetime', 'timestamp'] },
 };

@@ -13,7 +13,7 @@ import { enumKind } from './enum.js';
 import { integer } from './integer.js';
 import { interval } from './interval.js';
 import { json } from './json.js';
-import type { Kind } from './kind.js';
+import type { CatalogEngine, Kind } from './kind.js';
 import { money } from './money.js';
 import { network } from './network.js';
 import { set } from './set.js';
@@ -57,3 +57,13 @@ export { integerRange } from './integer.js';
 export type { Coerced, InputType, JsonSchema, Kind, KindColumn, Scalar, TableColumnType } from './kind.js';
 export { fail, ok } from './kind.js';
 export { type OperatorName, operatorShapes, type ValueShape } from './operators.js';
+
+const declared = new Map<string, ColumnType>();
+for (const type of columnTypes)
+  for (const [engine, names] of Object.entries(kinds[type].declaredFor ?? {}))
+    for (const name of names) declared.set(`${engine}:${name}`, type);
+
+/** The kind `init` declares for an engine type by its name alone (`Kind.declaredFor`), if any. */
+export function declaredKind(engine: CatalogEngine, type: string): ColumnType | undefined {
+  return declared.get(`${engine}:${type}`);
+}

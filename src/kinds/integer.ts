@@ -40,4 +40,8 @@ export const integer: Kind = {
   input: 'number',
   options: ['big'],
   serves: { postgres: pgNumbers, mysql: myNumbers },
+  declaredFor: {
+    postgres: ['int2', 'int4'],
+    mysql: ['tinyint', 'smallint', 'mediumint', 'year', 'int', 'integer'],
+  },
 };

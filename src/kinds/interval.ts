@@ -50,4 +50,5 @@ export const interval: Kind = {
   input: 'text',
   options: [],
   serves: { postgres: ['interval'], mysql: [] },
+  declaredFor: { postgres: ['interval'] },
 };

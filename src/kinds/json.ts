@@ -25,4 +25,5 @@ export const json: Kind = {
   options: [],
   // MariaDB's JSON is longtext; PostgreSQL casts text to jsonb.
   serves: { postgres: [...pgText, 'json', 'jsonb'], mysql: [...myText, 'json'] },
+  declaredFor: { postgres: ['json', 'jsonb'], mysql: ['json'] },
 };

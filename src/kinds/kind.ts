@@ -80,4 +80,9 @@ export interface Kind {
    * this kind reads correctly: what start-up verification accepts under a declaration of this kind.
    */
   readonly serves: Readonly<Record<CatalogEngine, readonly string[]>>;
+  /**
+   * Engine types `init` declares as this kind, by their name alone (a type that needs more — a width, a
+   * sign, a precision, an enum's values — is decided in init/kinds.ts first). Absent: none.
+   */
+  readonly declaredFor?: Readonly<Partial<Record<CatalogEngine, readonly string[]>>>;
 }

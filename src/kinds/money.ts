@@ -10,4 +10,5 @@ export const money: Kind = {
   label: 'money',
   options: [],
   serves: { postgres: ['money'], mysql: [] },
+  declaredFor: { postgres: ['money'] },
 };

@@ -25,4 +25,5 @@ export const network: Kind = {
   input: 'text',
   options: [],
   serves: { postgres: ['inet', 'cidr', ...pgText], mysql: ['inet4', 'inet6', ...myText] },
+  declaredFor: { postgres: ['inet', 'cidr'], mysql: ['inet4', 'inet6'] },
 };

@@ -33,4 +33,8 @@ export const string: Kind = {
     ],
     mysql: [...myNumbers, ...myText, 'enum', 'set', 'time', ...myTemporal, 'json', ...myBinary, 'uuid'],
   },
+  declaredFor: {
+    postgres: ['text', 'varchar', 'bpchar', 'timetz', 'macaddr', 'macaddr8', 'xml'],
+    mysql: myText,
+  },
 };

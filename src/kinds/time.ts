@@ -24,4 +24,5 @@ export const time: Kind = {
   input: 'text',
   options: [],
   serves: { postgres: ['time', ...pgText], mysql: ['time', ...myText] },
+  declaredFor: { postgres: ['time'], mysql: ['time'] },
 };

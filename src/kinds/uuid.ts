@@ -21,4 +21,5 @@ export const uuid: Kind = {
   input: 'text',
   options: [],
   serves: { postgres: ['uuid', ...pgText], mysql: ['uuid', ...myText] },
+  declaredFor: { postgres: ['uuid'], mysql: ['uuid'] },
 };
