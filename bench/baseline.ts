@@ -16,7 +16,7 @@ import { lengthAwarePage } from '../src/respond/length-aware.js';
 import { cursorPage, simplePage } from '../src/respond/simple-and-cursor.js';
 import { sqliteFilename } from '../src/sql/dialects/sqlite.js';
 import { type EngineName, storedInstant } from './engines.js';
-import { cursorPrefix, queriesFor } from './queries.js';
+import { cursorPrefix, queriesFor, READ_ONE_ID } from './queries.js';
 
 const { values } = parseArgs({
   options: { port: { type: 'string', default: '3902' }, engine: { type: 'string', default: 'pg' } },
@@ -263,6 +263,14 @@ const handlers: Record<string, Handler> = {
   Q9: (path, raw) => simple(Q2_WHERE, Q2_PARAMS, NEWEST, path, raw),
   Q10: (path, raw) => simple('', [], `order by u.birthday desc${db.nullsLast}, u.id desc`, path, raw),
   Q11: (path, raw) => simple('', [], 'order by u.status, u.created_at desc, u.id desc', path, raw),
+  // Read-one: the record itself (the service adds an ETag header, which a hand-written server would not).
+  Q12: async () => {
+    const [row] = await db.query(`select ${COLUMNS} from users u where u.id = ? and u.deleted_at is null`, [
+      READ_ONE_ID,
+    ]);
+    if (!row) throw new Error(`user ${READ_ONE_ID} is not there`);
+    return db.record(row);
+  },
 };
 
 /** Request URL → handler, for exactly the benchmark URLs. */

@@ -16,6 +16,8 @@ const cursorAt = (id: number, engine: EngineName) =>
   Buffer.from(JSON.stringify({ s: '-created_at,-id', d: 'next', v: [createdAtOf(id, engine), id] })).toString(
     'base64url',
   );
+/** The record Q12 reads: in every dataset of 1,001 users or more, and not soft-deleted (checked first, like every answer). */
+export const READ_ONE_ID = 1_001;
 export const cursorPrefix = '/api/users?pagination=cursor&cursor=';
 const q2 = 'filter[status]=active&filter[score][gte]=80&filter[name][contains]=ann';
 
@@ -36,6 +38,7 @@ export const benchQueries = {
   Q9: `/api/users?pagination=simple&${q2}`,
   Q10: '/api/users?pagination=simple&sort=-birthday',
   Q11: '/api/users?pagination=simple&sort=status,-created_at',
+  Q12: `/api/users/${READ_ONE_ID}`,
 } as const;
 
 export const benchDescriptions: Record<keyof typeof benchQueries, string> = {
@@ -50,6 +53,7 @@ export const benchDescriptions: Record<keyof typeof benchQueries, string> = {
   Q9: 'pagination=simple of Q2',
   Q10: 'sort by a nullable date, descending (simple)',
   Q11: 'sort=status,-created_at: mixed directions (simple)',
+  Q12: 'read one record by its key',
 };
 
 /**

@@ -4,15 +4,15 @@
  *
  * On each engine, the service against a hand-written node:http baseline (pg, mysql2, better-sqlite3)
  * on the same data, for the queries of bench/queries.ts: first both must give the same answers (the
- * whole body), then each query is loaded A B A B (service, baseline, …) with autocannon and the medians
- * are compared (budget 0.95). Then Q1–Q7 again on the endpoints whose totals are bounded or estimated,
+ * whole body), then each query is loaded A B A B (service, baseline, …) with wrk, a native load
+ * generator in its own process, and the medians are compared (budget 0.95), req/s and the CPU time
+ * each server spent per request. Then Q1–Q7 again on the endpoints whose totals are bounded or estimated,
  * against the baseline's exact count (budget 5×).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { prepareEngineDataset } from './dataset.js';
 import { type EngineName, engineNames, parseEngines } from './engines.js';
 import {
@@ -24,6 +24,7 @@ import {
   strategyEndpoints,
 } from './queries.js';
 import { measureStages } from './stages.js';
+import { cpuMicros, ensureWrk, wrk } from './wrk.js';
 
 const { values } = parseArgs({
   options: {
@@ -47,6 +48,10 @@ const BUDGET = 0.95;
 /** Q1–Q7 with a bounded or estimated total: at least this many times the exact-count baseline. */
 const STRATEGY_BUDGET = 5;
 const BASELINE = 3902;
+/** On the cheap requests, the service's CPU time per request at most this many times the baseline's. */
+const CPU_BUDGET = 1.05;
+/** The cheap requests (a keyset page, read-one): where the service's own JavaScript weighs most. */
+const cheap = new Set(['Q8', 'Q12']);
 
 export function start(
   script: string,
@@ -78,6 +83,8 @@ export interface Sample {
   rps: number;
   p50: number;
   p99: number;
+  /** The loaded server's CPU time per request, µs (user + system, from /proc), when its pid was given. */
+  cpu: number;
 }
 
 /** A load: one URL, or a URL per request (`vary(n)` for the n-th request). */
@@ -86,33 +93,30 @@ export interface Load {
   vary?: (n: number) => string;
 }
 
-export async function load(port: number, { path, vary }: Load, seconds: number): Promise<Sample> {
-  let n = 0;
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}${path}`,
-    connections: Number(values.connections),
-    duration: seconds,
-    ...(vary && {
-      requests: [
-        {
-          setupRequest: (request: autocannon.Request) => ({ ...request, path: vary(n++) }),
-        },
-      ],
-    }),
-  });
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`${path} on ${port}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+/** How many different paths a varying load cycles through. */
+const VARIED = 1_000;
+
+/** `seconds` of load with wrk; `pid` is the loaded server's process, whose CPU time is read around it. */
+export async function load(
+  port: number,
+  { path, vary }: Load,
+  seconds: number,
+  pid?: number,
+): Promise<Sample> {
+  const paths = vary ? Array.from({ length: VARIED }, (_, n) => vary(n)) : undefined;
+  const before = pid === undefined ? 0 : cpuMicros(pid);
+  const result = await wrk(`http://127.0.0.1:${port}${path}`, seconds, Number(values.connections), paths);
+  const used = pid === undefined ? 0 : cpuMicros(pid) - before;
+  return { rps: result.rps, p50: result.p50, p99: result.p99, cpu: used / result.requests };
 }
 
-async function answer(port: number, path: string): Promise<{ data: { id: unknown }[] }> {
+async function answer(port: number, path: string): Promise<{ data?: { id: unknown }[] }> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`);
   // The two servers' page links differ only by their port.
   const text = (await response.text()).replaceAll(`127.0.0.1:${port}/`, '127.0.0.1/');
-  const body = JSON.parse(text) as { data?: { id: unknown }[] };
-  if (!response.ok || !body.data)
-    throw new Error(`${path} on ${port}: ${response.status} ${text.slice(0, 300)}`);
-  return body as { data: { id: unknown }[] };
+  if (!response.ok) throw new Error(`${path} on ${port}: ${response.status} ${text.slice(0, 300)}`);
+  // A page (`data`), or one record (read-one).
+  return JSON.parse(text) as { data?: { id: unknown }[] };
 }
 
 /** One measured line: a load on the service against a load on the baseline. */
@@ -122,9 +126,17 @@ interface Measured {
   service: Load;
   baseline: Load;
   budget: number;
+  /** The cheap requests: the service's CPU time per request at most this many times the baseline's. */
+  cpuBudget?: number;
 }
 
-async function measure(item: Measured, seconds: number): Promise<string> {
+/** The two servers' processes, whose CPU time per request is measured. */
+interface Pids {
+  service: number;
+  baseline: number;
+}
+
+async function measure(item: Measured, seconds: number, pids: Pids): Promise<string> {
   await load(SERVICE, item.service, 1);
   await load(BASELINE, item.baseline, 1);
   const svc: Sample[] = [];
@@ -132,11 +144,11 @@ async function measure(item: Measured, seconds: number): Promise<string> {
   // A B, B A, A B…: neither server always goes first, and each round's pair ran side by side in time.
   for (let round = 0; round < Number(values.rounds); round++) {
     if (round % 2 === 0) {
-      svc.push(await load(SERVICE, item.service, seconds));
-      base.push(await load(BASELINE, item.baseline, seconds));
+      svc.push(await load(SERVICE, item.service, seconds, pids.service));
+      base.push(await load(BASELINE, item.baseline, seconds, pids.baseline));
     } else {
-      base.push(await load(BASELINE, item.baseline, seconds));
-      svc.push(await load(SERVICE, item.service, seconds));
+      base.push(await load(BASELINE, item.baseline, seconds, pids.baseline));
+      svc.push(await load(SERVICE, item.service, seconds, pids.service));
     }
   }
   const medians = (samples: Sample[]) => ({
@@ -152,7 +164,12 @@ async function measure(item: Measured, seconds: number): Promise<string> {
   const ratio = median(ratios);
   const spread = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
   const mark = ratio >= item.budget ? '' : ' ✗';
-  return `| ${item.id} | ${item.description} | ${s.rps.toFixed(0)} | ${b.rps.toFixed(0)} | ${ratio.toFixed(2)}${mark} | ${spread} | ${s.p50} / ${s.p99} | ${b.p50} / ${b.p99} |`;
+  // CPU per request: the median of each server's rounds, and their ratio (lower is better).
+  const cpuS = median(svc.map((x) => x.cpu));
+  const cpuB = median(base.map((x) => x.cpu));
+  const cpuRatio = median(svc.map((x, i) => x.cpu / (base[i] as Sample).cpu));
+  const cpuMark = item.cpuBudget !== undefined && cpuRatio > item.cpuBudget ? ' ✗' : '';
+  return `| ${item.id} | ${item.description} | ${s.rps.toFixed(0)} | ${b.rps.toFixed(0)} | ${ratio.toFixed(2)}${mark} | ${spread} | ${cpuS.toFixed(0)} / ${cpuB.toFixed(0)} | ${cpuRatio.toFixed(2)}${cpuMark} | ${s.p50.toFixed(2)} / ${s.p99.toFixed(2)} | ${b.p50.toFixed(2)} / ${b.p99.toFixed(2)} |`;
 }
 
 /**
@@ -163,7 +180,8 @@ async function measure(item: Measured, seconds: number): Promise<string> {
  */
 async function sameAnswer(servicePath: string, baselinePath: string, whole: boolean): Promise<boolean> {
   const [a, b] = await Promise.all([answer(SERVICE, servicePath), answer(BASELINE, baselinePath)]);
-  if (a.data.length === 0 && b.data.length === 0) console.warn(`both empty: ${servicePath} (too few users?)`);
+  if (a.data?.length === 0 && b.data?.length === 0)
+    console.warn(`both empty: ${servicePath} (too few users?)`);
   if (whole) return isDeepStrictEqual(a, b);
   return isDeepStrictEqual(a.data, b.data);
 }
@@ -217,6 +235,7 @@ async function runEngine(engine: EngineName): Promise<string[]> {
           service: { path },
           baseline: { path },
           budget: BUDGET,
+          ...(cheap.has(id) && { cpuBudget: CPU_BUDGET }),
         }),
       ),
       {
@@ -225,6 +244,7 @@ async function runEngine(engine: EngineName): Promise<string[]> {
         service: { path: moving(0), vary: moving },
         baseline: { path: moving(0), vary: moving },
         budget: BUDGET,
+        cpuBudget: CPU_BUDGET,
       },
     ];
     if (strategies)
@@ -252,8 +272,9 @@ async function runEngine(engine: EngineName): Promise<string[]> {
       await load(BASELINE, item.baseline, 1);
     }
     const rows: string[] = [];
+    const pids = { service: service.pid as number, baseline: baseline.pid as number };
     for (const item of measured) {
-      const row = await measure(item, seconds);
+      const row = await measure(item, seconds, pids);
       rows.push(row);
       console.log(`${engine} ${row}`);
     }
@@ -265,13 +286,14 @@ async function runEngine(engine: EngineName): Promise<string[]> {
 }
 
 async function main(): Promise<void> {
+  ensureWrk();
   const tables: [EngineName, string[]][] = [];
   for (const engine of parseEngines(values.engines)) tables.push([engine, await runEngine(engine)]);
   for (const [engine, rows] of tables) {
     console.log(
-      `\n${engine}\n\n| query | what | service req/s | baseline req/s | ratio | rounds | service p50 / p99 ms | baseline p50 / p99 ms |`,
+      `\n${engine}\n\n| query | what | service req/s | baseline req/s | ratio | rounds | CPU µs/request service / baseline | CPU ratio | service p50 / p99 ms | baseline p50 / p99 ms |`,
     );
-    console.log('|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
   }
   if (values['no-stages']) return;

@@ -8,8 +8,7 @@
  *   - reads from the streaming replica (budget ≥ 0.9×).
  * On SQLite, `--workers 2` again: there the database runs inside the service's process, so the query
  * is CPU-bound in the service alone (PostgreSQL's backends take a share of the same two cores).
- * The load generator (autocannon, in this process) shares the machine: its CPU share is reported
- * beside each figure. The replica and PgBouncer come from .ci/replica-and-pgbouncer.sh (run first, as
+ * The load generator is wrk, a native process of its own (bench/wrk.ts). The replica and PgBouncer come from .ci/replica-and-pgbouncer.sh (run first, as
  * root; idempotent).
  */
 import { execFileSync } from 'node:child_process';
@@ -22,6 +21,7 @@ import { prepareDataset, prepareEngineDataset } from './dataset.js';
 import { serverOf } from './engines.js';
 import { queriesFor } from './queries.js';
 import { type Load, load, median, type Sample, start } from './run.js';
+import { ensureWrk } from './wrk.js';
 
 // The options bench/run.ts reads too (its `load` takes --connections from them).
 const { values } = parseArgs({
@@ -79,16 +79,6 @@ async function replicaCaughtUp(primaryUrl: string): Promise<void> {
   throw new Error('The replica did not catch up with the primary within a minute.');
 }
 
-/** A load, and the share of the machine's CPU this process (the load generator) used meanwhile. */
-async function measured(port: number, item: Load, seconds: number): Promise<Sample & { cpu: number }> {
-  const before = process.cpuUsage();
-  const started = process.hrtime.bigint();
-  const sample = await load(port, item, seconds);
-  const used = process.cpuUsage(before);
-  const elapsedUs = Number(process.hrtime.bigint() - started) / 1000;
-  return { ...sample, cpu: (used.user + used.system) / (elapsedUs * availableParallelism()) };
-}
-
 /** One process with direct access, and the variants measured against it on the same data. */
 interface Group {
   title: string;
@@ -124,23 +114,21 @@ async function measureGroup(group: Group, seconds: number, rounds: number): Prom
       try {
         await load(reference.port, item, 1);
         await load(variant.port, item, 1);
-        const ref: (Sample & { cpu: number })[] = [];
-        const alt: (Sample & { cpu: number })[] = [];
+        const ref: Sample[] = [];
+        const alt: Sample[] = [];
         for (let round = 0; round < rounds; round++) {
           if (round % 2 === 0) {
-            ref.push(await measured(reference.port, item, seconds));
-            alt.push(await measured(variant.port, item, seconds));
+            ref.push(await load(reference.port, item, seconds));
+            alt.push(await load(variant.port, item, seconds));
           } else {
-            alt.push(await measured(variant.port, item, seconds));
-            ref.push(await measured(reference.port, item, seconds));
+            alt.push(await load(variant.port, item, seconds));
+            ref.push(await load(reference.port, item, seconds));
           }
         }
         const ratios = alt.map((x, i) => x.rps / (ref[i] as Sample).rps);
         const ratio = median(ratios);
         const mark = ratio >= variant.budget ? '' : ' ✗';
-        const cpu = (samples: { cpu: number }[]) =>
-          `${(median(samples.map((x) => x.cpu)) * 100).toFixed(0)} %`;
-        const row = `| ${variant.id} | ${variant.what} | ${median(alt.map((x) => x.rps)).toFixed(0)} | ${median(ref.map((x) => x.rps)).toFixed(0)} | ${ratio.toFixed(2)}${mark} (≥ ${variant.budget}) | ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} | ${cpu(alt)} / ${cpu(ref)} |`;
+        const row = `| ${variant.id} | ${variant.what} | ${median(alt.map((x) => x.rps)).toFixed(0)} | ${median(ref.map((x) => x.rps)).toFixed(0)} | ${ratio.toFixed(2)}${mark} (≥ ${variant.budget}) | ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} |`;
         rows.push(row);
         console.log(row);
       } finally {
@@ -154,6 +142,7 @@ async function measureGroup(group: Group, seconds: number, rounds: number): Prom
 }
 
 async function main(): Promise<void> {
+  ensureWrk();
   execFileSync(join(repository, '.ci/replica-and-pgbouncer.sh'), { stdio: 'inherit' });
   const users = Number(values.users);
   const url = await prepareDataset(serverOf('pg'), DATABASE, users);
@@ -216,8 +205,8 @@ async function main(): Promise<void> {
     const rows = await measureGroup(group, seconds, rounds);
     tables.push(
       `\n${group.title}, ${users} users, ${rounds} rounds of ${seconds} s, ${values.connections} connections, ${availableParallelism()} cores\n`,
-      '| variant | what | req/s | direct req/s | ratio | rounds | load generator CPU (variant / direct, share of all cores) |',
-      '|---|---|---|---|---|---|---|',
+      '| variant | what | req/s | direct req/s | ratio | rounds |',
+      '|---|---|---|---|---|---|',
       ...rows,
     );
   }

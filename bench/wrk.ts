@@ -1,0 +1,100 @@
+/**
+ * The load generator: wrk (Debian's package), a native process of its own, so that generating the load
+ * takes no CPU from the JavaScript of either server measured (autocannon, in the benchmark's own Node
+ * process, did: on 2 cores it hid a 15 % difference, issue 25). And the CPU time each server spent per
+ * request, read from /proc: it moves far less than req/s when the machine's speed drifts.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** wrk on PATH; installed from Debian's packages when missing and this process may (root). */
+export function ensureWrk(): void {
+  if (spawnSync('wrk', ['--version']).error === undefined) return;
+  if (process.getuid?.() !== 0)
+    throw new Error('wrk is missing: install it (apt-get install wrk), the benchmark loads servers with it.');
+  console.log('installing wrk (apt-get install wrk)…');
+  execFileSync('apt-get', ['install', '-y', '-q', 'wrk'], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
+export interface WrkResult {
+  rps: number;
+  requests: number;
+  /** Milliseconds. */
+  p50: number;
+  p99: number;
+}
+
+/** wrk's durations (`812.00us`, `1.23ms`, `2.01s`) in milliseconds. */
+function ms(text: string): number {
+  const match = /^([\d.]+)(us|ms|s|m)$/.exec(text);
+  if (!match) throw new Error(`wrk: unreadable duration "${text}"`);
+  const value = Number(match[1]);
+  return { us: value / 1000, ms: value, s: value * 1000, m: value * 60_000 }[match[2] as 'us'];
+}
+
+/**
+ * `seconds` of load on `url` with `connections` connections from one wrk thread; `paths` (when given)
+ * are requested in turn instead (a Lua script cycles through them), so each request can differ.
+ */
+export function wrk(
+  url: string,
+  seconds: number,
+  connections: number,
+  paths?: readonly string[],
+): Promise<WrkResult> {
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency'];
+  let folder: string | undefined;
+  if (paths) {
+    folder = mkdtempSync(join(tmpdir(), 'rqs-wrk-'));
+    const script = join(folder, 'paths.lua');
+    writeFileSync(
+      script,
+      `local paths = {${paths.map((path) => JSON.stringify(path)).join(',')}}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n`,
+    );
+    args.push('-s', script);
+  }
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (folder) rmSync(folder, { recursive: true, force: true });
+      if (code !== 0) return reject(new Error(`wrk exited with ${code}:\n${out}`));
+      const bad = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+      const errors = /Socket errors: (.*)/.exec(out);
+      if (bad || errors) return reject(new Error(`${url}: ${bad?.[0] ?? ''} ${errors?.[0] ?? ''}\n${out}`));
+      const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+      const requests = /(\d+) requests in/.exec(out);
+      const p50 = /\n\s+50%\s+(\S+)/.exec(out);
+      const p99 = /\n\s+99%\s+(\S+)/.exec(out);
+      if (!rps || !requests || !p50 || !p99) return reject(new Error(`wrk: unreadable output:\n${out}`));
+      resolve({
+        rps: Number(rps[1]),
+        requests: Number(requests[1]),
+        p50: ms(p50[1] as string),
+        p99: ms(p99[1] as string),
+      });
+    });
+  });
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
+
+/** The CPU time a process has used so far (user + system), in microseconds, from /proc. */
+export function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces, in parentheses): utime is 14th, stime 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1_000_000) / TICKS_PER_SECOND;
+}
