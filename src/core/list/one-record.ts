@@ -96,7 +96,14 @@ export function oneRecordReader(state: ListState): (call: OneCall) => Promise<On
         conditions: [{ op: 'eq', value: values[i] as Scalar }],
       }),
     );
-    return { ...plan, where: [...plan.where, ...byKey], mode: { kind: 'simple', page: 1, perPage: 1 } };
+    // Equality on every key column finds one row or none: no order and no LIMIT to plan for (SQLite
+    // spends more on a bound LIMIT than on the key lookup itself; docs/benchmarks.md).
+    return {
+      ...plan,
+      where: [...plan.where, ...byKey],
+      sort: [],
+      mode: { kind: 'simple', page: 1, perPage: 1 },
+    };
   };
 
   return async ({ id, rawQuery, ctx, signal, primary }) => {
@@ -105,7 +112,7 @@ export function oneRecordReader(state: ListState): (call: OneCall) => Promise<On
     const plan = planOf(rawQuery, values ?? keys.map(() => null));
     if (!values) return undefined;
     const options = readOptions(endpoint, signal, primary);
-    const [row] = await state.connection.run(state.queries.rows(plan, { limit: 1 }, ctx), options);
+    const [row] = await state.connection.run(state.queries.rows(plan, {}, ctx), options);
     if (!row) return undefined;
     const stored = state.read(row);
     const [answer] = await state.shape(plan, [row], ctx, options);
