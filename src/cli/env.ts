@@ -15,17 +15,45 @@ function count(name: string, value: string | undefined): number | undefined {
 
 /**
  * The number of processes serving the port: `--workers` (or `WORKERS`), by default one per core the
- * process may use (`os.availableParallelism()`). An in-memory SQLite database exists once per process,
- * so it is served by one.
+ * process may use (`os.availableParallelism()`), except when the database server runs on this machine
+ * (localhost, a Unix socket): its backends need the same cores, so half of them (at least one). Measured
+ * on 2 cores (docs/benchmarks.md): with PostgreSQL on the machine, 2 workers served 0.90× one; with
+ * SQLite, whose work runs inside the service's process, 1.77×. An in-memory SQLite database exists once
+ * per process, so it is served by one.
  */
-export function workersFrom(option: string | undefined, databaseUrl: string): number {
+export function workersFrom(
+  option: string | undefined,
+  databaseUrl: string,
+  cores: number = availableParallelism(),
+): number {
   const inMemory = /^sqlite:(:memory:)?$/.test(databaseUrl);
-  const workers = count('--workers', option) ?? (inMemory ? 1 : availableParallelism());
+  const byDefault = inMemory
+    ? 1
+    : databaseServerIsLocal(databaseUrl)
+      ? Math.max(1, Math.floor(cores / 2))
+      : cores;
+  const workers = count('--workers', option) ?? byDefault;
   if (workers > 1 && inMemory)
     throw new Error(
       '--workers must be 1 with an in-memory SQLite database (each process would have its own).',
     );
   return workers;
+}
+
+/** A PostgreSQL or MariaDB server on this machine: its host is a loopback name or address, or a socket. */
+export function databaseServerIsLocal(databaseUrl: string): boolean {
+  if (databaseUrl.startsWith('sqlite:')) return false;
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return false;
+  }
+  // A socket: an empty host (`postgres:///app`), or one given as a path (`?host=/var/run/postgresql`,
+  // MariaDB's `?socketPath=`).
+  const socket = url.searchParams.get('host')?.startsWith('/') || url.searchParams.has('socketPath');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return socket || host === '' || host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
 /**
