@@ -285,6 +285,11 @@ export interface SqlDialect {
    * has no such clause and needs none: its writes are serialized by the database's one writer.
    */
   readonly rowLocks: boolean;
+  /**
+   * A read in progress can be stopped (a cancel request, KILL QUERY), so the client's departure is
+   * watched. SQLite's reads run synchronously to their end: there, nothing watches for it.
+   */
+  readonly stopsReads: boolean;
   /** Inserts one row and gives its primary key (RETURNING where the engine's driver returns it). */
   insertRow(
     db: DynamicDb,

@@ -57,7 +57,7 @@ export function listHandlers(
     const plan = plans.planOf(rawQuery, ctx);
     if (plan instanceof ErrorBag) return json(422, plan.toEnvelope());
     // A client that goes away before its answer is written stops its statements in the database.
-    const request = { plan, ctx, options: readOptions(endpoint, signal, primary), path: url, rawQuery };
+    const request = { plan, ctx, options: readOptions(state, signal, primary), path: url, rawQuery };
     return answers[plan.mode.kind](state, request as PageRequest<never>);
   };
 

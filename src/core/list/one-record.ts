@@ -111,7 +111,7 @@ export function oneRecordReader(state: ListState): (call: OneCall) => Promise<On
     // Parameters are checked before the id: a wrong parameter is the client's to fix either way.
     const plan = planOf(rawQuery, values ?? keys.map(() => null));
     if (!values) return undefined;
-    const options = readOptions(endpoint, signal, primary);
+    const options = readOptions(state, signal, primary);
     const [row] = await state.connection.run(state.queries.rows(plan, {}, ctx), options);
     if (!row) return undefined;
     const stored = state.read(row);

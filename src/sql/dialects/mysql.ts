@@ -256,6 +256,7 @@ export const mysql: SqlDialect = {
   nullsSortLargest: false,
   rowValueKeyset: false,
   rowLocks: true,
+  stopsReads: true,
   // Kysely's MySQL adapter drops RETURNING rows; the driver's insertId is the generated key.
   // MariaDB returns the row's key with RETURNING (10.5+): an AUTO_INCREMENT id and a key its
   // default makes (`DEFAULT uuid()`) alike; LAST_INSERT_ID() would know only the first. Sent as raw

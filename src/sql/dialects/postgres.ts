@@ -291,6 +291,7 @@ export const postgres: SqlDialect = {
   nullsSortLargest: true,
   rowValueKeyset: true,
   rowLocks: true,
+  stopsReads: true,
   insertRow: insertReturning,
   bindBoolean: (value) => value,
   bindDatetime: (iso) => iso,

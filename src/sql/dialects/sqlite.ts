@@ -175,6 +175,7 @@ export const sqlite: SqlDialect = {
   nullsSortLargest: false,
   rowValueKeyset: false,
   rowLocks: false,
+  stopsReads: false,
   insertRow: insertReturning,
   bindBoolean: (value) => (value ? 1 : 0),
   bindDatetime: (iso) => spaceText(iso),
