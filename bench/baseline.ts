@@ -7,6 +7,7 @@
  * indexes. `--engine pg|mariadb|sqlite`; the SQL below is written with `?` placeholders, numbered for
  * PostgreSQL once per statement text.
  */
+import { hash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -263,7 +264,7 @@ const handlers: Record<string, Handler> = {
   Q9: (path, raw) => simple(Q2_WHERE, Q2_PARAMS, NEWEST, path, raw),
   Q10: (path, raw) => simple('', [], `order by u.birthday desc${db.nullsLast}, u.id desc`, path, raw),
   Q11: (path, raw) => simple('', [], 'order by u.status, u.created_at desc, u.id desc', path, raw),
-  // Read-one: the record itself (the service adds an ETag header, which a hand-written server would not).
+  // Read-one: the record itself, with the ETag the service sends (added where the answer is written).
   Q12: async () => {
     const [row] = await db.query(`select ${COLUMNS} from users u where u.id = ? and u.deleted_at is null`, [
       READ_ONE_ID,
@@ -296,6 +297,8 @@ createServer((request, response) => {
       response.writeHead(200, {
         'content-type': 'application/json; charset=utf-8',
         'content-length': Buffer.byteLength(text),
+        // A record's validator, as the service gives it: the digest of the record's JSON.
+        ...(handler === handlers.Q12 && { etag: `"${hash('sha1', text, 'base64url')}"` }),
       });
       response.end(text);
     },

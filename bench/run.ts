@@ -110,13 +110,18 @@ export async function load(
   return { rps: result.rps, p50: result.p50, p99: result.p99, cpu: used / result.requests };
 }
 
-async function answer(port: number, path: string): Promise<{ data?: { id: unknown }[] }> {
+/** An answer's body (a page, or one record) and its ETag (read-one's). */
+interface Answer {
+  body: { data?: { id: unknown }[] };
+  etag: string | null;
+}
+
+async function answer(port: number, path: string): Promise<Answer> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`);
   // The two servers' page links differ only by their port.
   const text = (await response.text()).replaceAll(`127.0.0.1:${port}/`, '127.0.0.1/');
   if (!response.ok) throw new Error(`${path} on ${port}: ${response.status} ${text.slice(0, 300)}`);
-  // A page (`data`), or one record (read-one).
-  return JSON.parse(text) as { data?: { id: unknown }[] };
+  return { body: JSON.parse(text) as Answer['body'], etag: response.headers.get('etag') };
 }
 
 /** One measured line: a load on the service against a load on the baseline. */
@@ -173,17 +178,18 @@ async function measure(item: Measured, seconds: number, pids: Pids): Promise<str
 }
 
 /**
- * Two answers compared: the same body (envelope, links and records, every value in the same JSON), or,
+ * Two answers compared: the same body (envelope, links and records, every value in the same JSON) and
+ * the same ETag (read-one's validator; a list has none on either side), or,
  * for the count strategies' endpoints (whose totals and paths differ by design), the same records in
  * the same order. Both empty is only a warning (a small `--users` has no page 200), since an empty
  * answer proves little.
  */
 async function sameAnswer(servicePath: string, baselinePath: string, whole: boolean): Promise<boolean> {
   const [a, b] = await Promise.all([answer(SERVICE, servicePath), answer(BASELINE, baselinePath)]);
-  if (a.data?.length === 0 && b.data?.length === 0)
+  if (a.body.data?.length === 0 && b.body.data?.length === 0)
     console.warn(`both empty: ${servicePath} (too few users?)`);
   if (whole) return isDeepStrictEqual(a, b);
-  return isDeepStrictEqual(a.data, b.data);
+  return isDeepStrictEqual(a.body.data, b.body.data);
 }
 
 async function runEngine(engine: EngineName): Promise<string[]> {

@@ -96,5 +96,14 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** A JSON answer. */
 export function json(status: number, value: unknown, headers: Record<string, string> = {}): ServiceResponse {
-  return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: JSON.stringify(value) };
+  return jsonText(status, JSON.stringify(value), headers);
+}
+
+/** A JSON answer whose text is made already. */
+export function jsonText(
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): ServiceResponse {
+  return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: text };
 }

@@ -67,10 +67,15 @@ function parseJson(text: string): unknown {
  * A record's ETag: its version when the resource keeps one, else a digest of its stored visible
  * columns (what read-one, PATCH and DELETE all see, before includes, counts and the transformer).
  */
-export function etagOf(resource: ResolvedResource, stored: ResourceRecord): string {
+export function etagOf(
+  resource: ResolvedResource,
+  stored: ResourceRecord,
+  /** `JSON.stringify(stored)`, when the caller has it already (read-one answers that very text). */
+  storedJson?: string,
+): string {
   if (resource.versionColumn) return `"v${String(stored[resource.versionColumn])}"`;
   // The one-shot hash: a Hash object per read-one cost more than the digest (docs/benchmarks.md).
-  return `"${hash('sha1', JSON.stringify(stored), 'base64url')}"`;
+  return `"${hash('sha1', storedJson ?? JSON.stringify(stored), 'base64url')}"`;
 }
 
 /**

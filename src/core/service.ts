@@ -10,7 +10,7 @@ import { readCatalog } from '../sql/catalog.js';
 import type { Connection } from '../sql/connect.js';
 import { mayDo, requireAccess } from './access.js';
 import { answerError, fallbackLogger } from './answer.js';
-import { json, type ServiceRequest, type ServiceResponse, type ServiceRoute } from './exchange.js';
+import { json, jsonText, type ServiceRequest, type ServiceResponse, type ServiceRoute } from './exchange.js';
 import { listHandlers } from './list/handlers.js';
 import { linkBase } from './origin.js';
 import { etagOf, type RecordRoutes, recordRoutes, type WriteCall } from './records.js';
@@ -222,7 +222,11 @@ export async function createService<Ctx = unknown>(
             primary: readsPrimary(request),
           });
           if (!found) throw RequestError.single(404, 'id', `No ${name} record with this id.`);
-          return json(200, found.answer, { etag: etagOf(endpoint.resource, found.stored) });
+          if (found.answer !== found.stored)
+            return json(200, found.answer, { etag: etagOf(endpoint.resource, found.stored) });
+          // The answer is the stored record: its text is both the body and what the ETag digests.
+          const text = JSON.stringify(found.stored);
+          return jsonText(200, text, { etag: etagOf(endpoint.resource, found.stored, text) });
         }
         case 'update': {
           const updated = await records.update({ ...writeCall(request, ctx), id });

@@ -1,5 +1,12 @@
 import { BoundedMap } from '../plan/bounded-map.js';
-import type { Condition, CursorValue, FilterNode, QueryShape, Scalar } from '../plan/list-plan.js';
+import type {
+  Condition,
+  CursorValue,
+  FieldTarget,
+  FilterNode,
+  QueryShape,
+  Scalar,
+} from '../plan/list-plan.js';
 import type { EndpointPolicy } from '../resource/policy.js';
 import { type ResolvedResource, reachesScope } from '../resource/registry.js';
 import { ListCompiler } from './compile.js';
@@ -14,14 +21,24 @@ export interface RowsOptions {
   reverse?: boolean;
 }
 
+/** A plan's filters walked once: what `Templater.shape` makes of them, kept for the next request. */
+interface WalkedShape {
+  readonly of: QueryShape;
+  /** Its part of the key, joined. */
+  readonly parts: string;
+  readonly values: readonly unknown[];
+  readonly shape: QueryShape<SlotValues>;
+  readonly cacheable: boolean;
+}
+
 /**
  * One walk over a plan that yields, together: the plan with slots, the values in slot order, and a key
  * naming everything the SQL depends on (structure, operators, value classes, list lengths). Two plans
  * with the same key compile to the same SQL with the same parameters in the same places.
  */
 class Templater {
-  readonly values: unknown[] = [];
-  private readonly parts: string[] = [];
+  values: unknown[] = [];
+  private parts: string[] = [];
   /** False when the SQL comes from the user's callbacks, which may depend on more than the key. */
   cacheable = true;
 
@@ -40,12 +57,59 @@ class Templater {
     return slot;
   }
 
-  shape(shape: QueryShape): QueryShape<SlotValues> {
+  /**
+   * The plan with slots. A plan's filters are the same array in every request that reuses its plan
+   * (a cached plan, a cursor's page of one): their walk is taken from `walked` when it was made for
+   * the same filters, trashed flag, sort and counts, so such a request only binds its values.
+   */
+  shape(shape: QueryShape, walked?: WeakMap<object, WalkedShape>): QueryShape<SlotValues> {
+    // Slot indices count from the first value: only a walk that starts with none can be reused.
+    const reusable = walked !== undefined && this.values.length === 0;
+    const known = reusable ? walked.get(shape.where) : undefined;
+    if (
+      known &&
+      known.of.withTrashed === shape.withTrashed &&
+      known.of.sort === shape.sort &&
+      known.of.counts === shape.counts &&
+      known.of.resource === shape.resource
+    ) {
+      this.parts.push(known.parts);
+      this.values = known.values.slice();
+      this.cacheable = known.cacheable;
+      return known.shape;
+    }
+    const first = this.parts.length;
     this.mark('trashed', shape.withTrashed, 'where', shape.where.length);
     const where = shape.where.map((node) => this.node(node));
     this.mark('sort', ...shape.sort.map((term) => `${term.column} ${term.direction}`));
     this.mark('counts', ...shape.counts.map((relation) => relation.name));
-    return { ...shape, where };
+    const slotted = { ...shape, where };
+    if (reusable)
+      walked.set(shape.where, {
+        of: shape,
+        parts: this.parts.slice(first).join('|'),
+        values: this.values.slice(),
+        shape: slotted,
+        cacheable: this.cacheable,
+      });
+    return slotted;
+  }
+
+  /** Equality of each key column with its value, after the plan's filters: one record's statement. */
+  keyed(
+    shape: QueryShape<SlotValues>,
+    targets: readonly FieldTarget[],
+    values: readonly Scalar[],
+  ): QueryShape<SlotValues> {
+    this.mark('key', targets.length);
+    const byKey = targets.map(
+      (target, i): FilterNode<SlotValues> => ({
+        kind: 'field',
+        target,
+        conditions: [{ op: 'eq', value: this.slot(values[i] as Scalar) }],
+      }),
+    );
+    return { ...shape, where: [...shape.where, ...byKey], sort: [] };
   }
 
   rows(options: RowsOptions): SlotRowsOptions {
@@ -155,6 +219,11 @@ const DEFAULT_MAX_SHAPES = 500;
  */
 export class PreparedQueries {
   private readonly shapes: BoundedMap<string, CompiledShape>;
+  /**
+   * The walk of each plan's filters (Templater.shape), for as long as the plan is kept; none when
+   * nothing is kept (`maxShapes` 0: every request compiled anew, the reference the tests compare with).
+   */
+  private readonly reuse: WeakMap<object, WalkedShape> | undefined;
   private readonly callbacks: boolean;
 
   constructor(
@@ -166,13 +235,14 @@ export class PreparedQueries {
   ) {
     this.callbacks = policy.baseQuery !== undefined || reachesScope(resource);
     this.shapes = new BoundedMap(maxShapes);
+    this.reuse = maxShapes > 0 ? new WeakMap() : undefined;
   }
 
   /** `count(*)` of the filtered records. */
   count(plan: QueryShape, ctx: unknown): Statement {
     const templater = new Templater();
     templater.mark('count');
-    const shape = templater.shape(plan);
+    const shape = templater.shape(plan, this.reuse);
     return this.prepare(templater, () => this.compiler(shape, ctx).countQuery().compile());
   }
 
@@ -180,7 +250,7 @@ export class PreparedQueries {
   boundedCount(plan: QueryShape, limit: number, ctx: unknown): Statement {
     const templater = new Templater();
     templater.mark('bounded', limit);
-    const shape = templater.shape(plan);
+    const shape = templater.shape(plan, this.reuse);
     return this.prepare(templater, () => this.compiler(shape, ctx).boundedCountQuery(limit).compile());
   }
 
@@ -193,7 +263,7 @@ export class PreparedQueries {
     if (!estimate) return undefined;
     const templater = new Templater();
     templater.mark('estimate');
-    const shape = templater.shape(plan);
+    const shape = templater.shape(plan, this.reuse);
     return this.prepare(templater, () => {
       const compiled = this.compiler(shape, ctx).matchQuery().compile();
       return { sql: estimate.explain(compiled.sql), parameters: compiled.parameters };
@@ -204,9 +274,21 @@ export class PreparedQueries {
   rows(plan: QueryShape, options: RowsOptions, ctx: unknown): Statement {
     const templater = new Templater();
     templater.mark('rows');
-    const shape = templater.shape(plan);
+    const shape = templater.shape(plan, this.reuse);
     const rowsOptions = templater.rows(options);
     return this.prepare(templater, () => this.compiler(shape, ctx).rowsQuery(rowsOptions).compile());
+  }
+
+  /**
+   * One record: the plan's filters and equality of each key column with its value, without order or
+   * LIMIT (equality on every key column finds one row or none; SQLite spends more on a bound LIMIT
+   * than on the key lookup itself, docs/benchmarks.md).
+   */
+  one(plan: QueryShape, keys: readonly FieldTarget[], values: readonly Scalar[], ctx: unknown): Statement {
+    const templater = new Templater();
+    templater.mark('one');
+    const shape = templater.keyed(templater.shape(plan, this.reuse), keys, values);
+    return this.prepare(templater, () => this.compiler(shape, ctx).rowsQuery({}).compile());
   }
 
   private compiler(shape: QueryShape<SlotValues>, ctx: unknown): ListCompiler {

@@ -5,7 +5,7 @@ import { ErrorBag } from '../../src/errors/error-bag.js';
 import { RequestError } from '../../src/errors/request-error.js';
 import { authorize } from '../../src/plan/authorize.js';
 import { compileEndpoint } from '../../src/plan/endpoint.js';
-import type { CursorValue } from '../../src/plan/list-plan.js';
+import type { CursorValue, ListPlan } from '../../src/plan/list-plan.js';
 import { parseListQuery } from '../../src/request/parse.js';
 import { defineEndpoint } from '../../src/resource/policy.js';
 import { resolveResources } from '../../src/resource/resolve.js';
@@ -233,6 +233,9 @@ describe('prepared shapes', () => {
         0,
       );
       let planned = 0;
+      const id = endpoint.resource.columns.get('id');
+      if (!id) throw new Error('users has no id column');
+      const key = [{ hops: [], column: id.name, columnType: id.type, storage: id.storage }];
       fc.assert(
         fc.property(baseRequest, (r) => {
           // The first request's shapes are compiled and kept; a neighbour reuses them when the keys match.
@@ -242,18 +245,36 @@ describe('prepared shapes', () => {
             endpoint.policy,
             endpoint.resource,
           );
+          let first: ListPlan | undefined;
           for (const neighbour of neighbours(r)) {
             const { query, options: cut } = request(neighbour);
             const errors = new ErrorBag();
             const plan = authorize(parseListQuery(query, endpoint.limits, errors), endpoint, errors);
             if (!plan) continue;
             planned += 1;
-            expect(outcome(() => prepared.count(plan, undefined))).toEqual(
-              outcome(() => fresh.count(plan, undefined)),
-            );
-            expect(outcome(() => prepared.rows(plan, cut, undefined))).toEqual(
-              outcome(() => fresh.rows(plan, cut, undefined)),
-            );
+            first ??= plan;
+            // Twice: the second reuses the walk of the plan's filters (as a cached plan does).
+            for (let again = 0; again < 2; again++) {
+              expect(outcome(() => prepared.count(plan, undefined))).toEqual(
+                outcome(() => fresh.count(plan, undefined)),
+              );
+              expect(outcome(() => prepared.rows(plan, cut, undefined))).toEqual(
+                outcome(() => fresh.rows(plan, cut, undefined)),
+              );
+              expect(outcome(() => prepared.one(plan, key, [7], undefined))).toEqual(
+                outcome(() => fresh.one(plan, key, [7], undefined)),
+              );
+            }
+            // The first plan's filters with this one's sort, trashed flag or counts (a cursor's page
+            // shares its plan's filters): the walk of the first is not taken for them.
+            for (const mixed of [
+              { ...first, sort: plan.sort },
+              { ...first, withTrashed: plan.withTrashed },
+              { ...first, counts: plan.counts },
+            ])
+              expect(outcome(() => prepared.rows(mixed, { limit: 15 }, undefined))).toEqual(
+                outcome(() => fresh.rows(mixed, { limit: 15 }, undefined)),
+              );
           }
         }),
         // Bounded so that the check takes seconds, not a busy machine's 30: each run compiles about
@@ -264,6 +285,42 @@ describe('prepared shapes', () => {
       expect(planned).toBeGreaterThan(1500);
     }, 120_000);
   }
+
+  it("takes a plan's walk for a plan sharing its filters only when sort, trashed and counts are the same", () => {
+    const connection = connect('sqlite::memory:');
+    connections.push(connection);
+    const planOf = (query: string) => {
+      const errors = new ErrorBag();
+      const planned = authorize(parseListQuery(query, endpoint.limits, errors), endpoint, errors);
+      if (!planned) throw new Error(JSON.stringify(errors.toEnvelope()));
+      return planned;
+    };
+    const prepared = new PreparedQueries(
+      connection.db,
+      connection.dialect,
+      endpoint.policy,
+      endpoint.resource,
+    );
+    const fresh = new PreparedQueries(
+      connection.db,
+      connection.dialect,
+      endpoint.policy,
+      endpoint.resource,
+      0,
+    );
+    const base = planOf('filter[status]=active&sort=name');
+    const other = planOf('filter[status]=active&sort=-score&filter[trashed]=true&count=posts');
+    expect(prepared.rows(base, { limit: 15 }, undefined)).toEqual(fresh.rows(base, { limit: 15 }, undefined));
+    for (const mixed of [
+      { ...base, sort: other.sort },
+      { ...base, withTrashed: other.withTrashed },
+      { ...base, counts: other.counts },
+    ]) {
+      const statement = prepared.rows(mixed, { limit: 15 }, undefined);
+      expect(statement).toEqual(fresh.rows(mixed, { limit: 15 }, undefined));
+      expect(statement.sql).not.toBe(prepared.rows(base, { limit: 15 }, undefined).sql);
+    }
+  });
 
   it("calls the endpoint's callbacks on every request: their SQL is never reused", () => {
     const connection = connect('sqlite::memory:');

@@ -2,7 +2,7 @@ import { ErrorBag } from '../../errors/error-bag.js';
 import { RequestError } from '../../errors/request-error.js';
 import { authorize } from '../../plan/authorize.js';
 import { BoundedMap } from '../../plan/bounded-map.js';
-import type { FieldTarget, FilterNode, ListPlan, Scalar } from '../../plan/list-plan.js';
+import type { FieldTarget, ListPlan, Scalar } from '../../plan/list-plan.js';
 import { coerceForColumn } from '../../plan/values.js';
 import { parseListQuery } from '../../request/parse.js';
 import type { ResourceRecord } from '../../resource/policy.js';
@@ -20,7 +20,10 @@ export interface OneCall {
   readonly primary?: boolean;
 }
 
-/** A record read through the list's pipeline: its answer (transformed) and its stored form (for its ETag). */
+/**
+ * A record read through the list's pipeline: its answer (transformed) and its stored form (for its
+ * ETag). When nothing shapes the answer (no include, count or transformer) they are the same object.
+ */
 export interface OneRecord {
   readonly answer: unknown;
   readonly stored: ResourceRecord;
@@ -87,34 +90,17 @@ export function oneRecordReader(state: ListState): (call: OneCall) => Promise<On
     if (rawQuery.length <= MAX_CACHED_QUERY) plans.set(rawQuery, plan);
     return plan;
   };
-  const planOf = (rawQuery: string, values: readonly (Scalar | null)[]): ListPlan => {
-    const plan = queryPlan(rawQuery);
-    const byKey = targets.map(
-      (target, i): FilterNode => ({
-        kind: 'field',
-        target,
-        conditions: [{ op: 'eq', value: values[i] as Scalar }],
-      }),
-    );
-    // Equality on every key column finds one row or none: no order and no LIMIT to plan for (SQLite
-    // spends more on a bound LIMIT than on the key lookup itself; docs/benchmarks.md).
-    return {
-      ...plan,
-      where: [...plan.where, ...byKey],
-      sort: [],
-      mode: { kind: 'simple', page: 1, perPage: 1 },
-    };
-  };
-
   return async ({ id, rawQuery, ctx, signal, primary }) => {
     const values = keyValues(keys, id);
     // Parameters are checked before the id: a wrong parameter is the client's to fix either way.
-    const plan = planOf(rawQuery, values ?? keys.map(() => null));
+    const plan = queryPlan(rawQuery);
     if (!values) return undefined;
     const options = readOptions(state, signal, primary);
-    const [row] = await state.connection.run(state.queries.rows(plan, {}, ctx), options);
+    const [row] = await state.connection.run(state.queries.one(plan, targets, values, ctx), options);
     if (!row) return undefined;
     const stored = state.read(row);
+    if (plan.includes.length === 0 && plan.counts.length === 0 && !state.transforms)
+      return { answer: stored, stored };
     const [answer] = await state.shape(plan, [row], ctx, options);
     return { answer, stored };
   };

@@ -26,6 +26,8 @@ export interface ListState {
    * estimate would let one tenant observe another's.
    */
   readonly estimates: boolean;
+  /** Whether the endpoint's `response` transformer changes what a record answers. */
+  readonly transforms: boolean;
   /** Rows → records with counts and includes, then through the endpoint's `response` transformer. */
   shape(plan: ListPlan, rows: Row[], ctx: unknown, options: ReadOptions): Promise<unknown[]>;
 }
@@ -72,7 +74,7 @@ export function prepareList(endpoint: CompiledEndpoint, connection: Connection):
     connection.dialect.rowEstimate !== undefined &&
     endpoint.policy.baseQuery === undefined &&
     !reachesScope(endpoint.resource);
-  return { endpoint, connection, queries, read, estimates, shape };
+  return { endpoint, connection, queries, read, estimates, transforms: respond !== undefined, shape };
 }
 
 /** How a request's statements run: the endpoint's deadline, and a client that goes away stops them. */
