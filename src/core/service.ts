@@ -108,7 +108,8 @@ export async function createService<Ctx = unknown>(
     route(path, 0);
     if (endpoint.actions.has('list'))
       serve(path, 'GET', async (request, ctx, rawQuery) => {
-        await may('list', ctx);
+        const access = may('list', ctx);
+        if (access) await access;
         return list({
           rawQuery,
           url: `${linkBase(config, request)}${path}`,
@@ -199,18 +200,13 @@ export async function createService<Ctx = unknown>(
     const { endpoint, records, one, may } = target;
     const name = endpoint.resource.name;
     const enabled = endpoint.actions;
-    const allowed: [string, Action][] = restore
-      ? [['POST', 'restore']]
-      : [
-          ['GET', 'read'],
-          ['PATCH', 'update'],
-          ['DELETE', 'delete'],
-        ];
+    const allowed = restore ? restoreMethods : recordMethods;
     const action = allowed.find(([verb]) => verb === (method === 'HEAD' ? 'GET' : method))?.[1];
     if (!action || !enabled.has(action))
       return methodNotAllowed(allowed.filter(([, a]) => enabled.has(a)).map(([verb]) => verb));
     return async (request, ctx, rawQuery) => {
-      await may(action, ctx);
+      const access = may(action, ctx);
+      if (access) await access;
       const id = decodeSegment(segment, name);
       switch (action) {
         case 'read': {
@@ -297,12 +293,20 @@ export async function createService<Ctx = unknown>(
  */
 const personal = { vary: 'Authorization, Cookie', 'cache-control': 'private' } as const;
 
+/** The methods of a record's routes, and the action each is. */
+const recordMethods: readonly (readonly [string, Action])[] = [
+  ['GET', 'read'],
+  ['PATCH', 'update'],
+  ['DELETE', 'delete'],
+];
+const restoreMethods: readonly (readonly [string, Action])[] = [['POST', 'restore']];
+
 /** What a record route needs of its endpoint. */
 interface RecordTarget {
   readonly endpoint: CompiledEndpoint;
   readonly records: RecordRoutes;
   readonly one: ReturnType<typeof listHandlers>['one'];
-  readonly may: (action: Action, ctx: unknown) => Promise<void>;
+  readonly may: (action: Action, ctx: unknown) => Promise<void> | undefined;
 }
 
 /** 405: the path exists, the method is not one of its enabled actions (hosts answer it for their own paths). */

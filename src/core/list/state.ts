@@ -84,13 +84,12 @@ export function readOptions(
   primary: boolean | undefined,
 ): ReadOptions {
   const { endpoint } = state;
-  const departure = new Departure();
   // A close listener per response costs several µs under load; it serves nothing where no read can be
   // stopped.
-  if (signal && state.connection.dialect.stopsReads) {
-    if (signal.aborted) departure.leave();
-    else signal.addEventListener('abort', () => departure.leave(), { once: true });
-  }
+  if (!signal || !state.connection.dialect.stopsReads) return { timeoutMs: endpoint.timeoutMs, primary };
+  const departure = new Departure();
+  if (signal.aborted) departure.leave();
+  else signal.addEventListener('abort', () => departure.leave(), { once: true });
   return { timeoutMs: endpoint.timeoutMs, departure, primary };
 }
 
