@@ -20,13 +20,16 @@ import {
 const TEXT_OIDS = new Set([1082, 1114, 1184]);
 const INT8_OID = 20;
 
+const asText = (value: string): string => value;
+const int8 = (value: string): number | string => {
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? number : value;
+};
+
+// pg asks for every column's parser on every statement: the parsers are made once.
 function typeParser(oid: number, format?: string): (value: string) => unknown {
-  if (TEXT_OIDS.has(oid)) return (value) => value;
-  if (oid === INT8_OID)
-    return (value) => {
-      const number = Number(value);
-      return Number.isSafeInteger(number) ? number : value;
-    };
+  if (TEXT_OIDS.has(oid)) return asText;
+  if (oid === INT8_OID) return int8;
   return pg.types.getTypeParser(oid, format as 'text');
 }
 
