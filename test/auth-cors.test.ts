@@ -543,7 +543,6 @@ describe('CORS settings from the environment', () => {
     expect(corsOptionsFrom({ CORS_ORIGINS: 'https://app.example.com' })).toEqual({
       origin: ['https://app.example.com'],
       credentials: false,
-      methods: ['GET', 'HEAD', 'PATCH'],
     });
     expect(
       corsOptionsFrom({
@@ -553,15 +552,12 @@ describe('CORS settings from the environment', () => {
     ).toEqual({
       origin: ['https://app.example.com', 'http://localhost:5173'],
       credentials: true,
-      methods: ['GET', 'HEAD', 'PATCH'],
     });
     expect(corsOptionsFrom({ CORS_ORIGINS: '*' })).toEqual({
       origin: '*',
-      methods: ['GET', 'HEAD', 'PATCH'],
     });
     expect(corsOptionsFrom({ CORS_ORIGINS: '*', CORS_CREDENTIALS: 'false' })).toEqual({
       origin: '*',
-      methods: ['GET', 'HEAD', 'PATCH'],
     });
   });
 
@@ -636,7 +632,9 @@ describe('CORS through the standalone server', () => {
     expect(String(res.headers['access-control-allow-methods']).split(/,\s*/)).toEqual([
       'GET',
       'HEAD',
+      'POST',
       'PATCH',
+      'DELETE',
     ]);
     expect(String(res.headers['access-control-allow-headers']).toLowerCase()).toBe(
       'authorization,content-type',

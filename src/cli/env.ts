@@ -117,12 +117,12 @@ export function corsOptionsFrom(env: NodeJS.ProcessEnv): FastifyCorsOptions | un
   const origins = list.split(',').map((origin) => origin.trim().replace(/\/$/, ''));
   if (origins.includes('*')) {
     if (credentials) throw new Error('CORS_ORIGINS=* cannot be combined with CORS_CREDENTIALS=true.');
-    return { origin: '*', methods: ['GET', 'HEAD', 'PATCH'] };
+    return { origin: '*' };
   }
   for (const origin of origins)
     if (!/^https?:\/\/[^/\s]+$/.test(origin))
       throw new Error(
         `CORS_ORIGINS entries must be origins such as https://app.example.com (got "${origin}").`,
       );
-  return { origin: origins, credentials, methods: ['GET', 'HEAD', 'PATCH'] };
+  return { origin: origins, credentials };
 }

@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import secureJson from 'secure-json-parse';
 import { ErrorBag } from '../errors/error-bag.js';
 import { type Field, type Refusal, refusalError } from '../errors/refusal.js';
@@ -18,6 +17,7 @@ import { type DynamicDb, withStatementOptions } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
 import { storedDatetime } from '../sql/storage.js';
 import type { BodyReader, ServiceLogger } from './exchange.js';
+import { digestTag, ifMatchHolds } from './validators.js';
 
 /** One write request on a record as the core hands it over. */
 export interface WriteCall {
@@ -74,19 +74,7 @@ export function etagOf(
   storedJson?: string,
 ): string {
   if (resource.versionColumn) return `"v${String(stored[resource.versionColumn])}"`;
-  // The one-shot hash: a Hash object per read-one cost more than the digest (docs/benchmarks.md).
-  return `"${hash('sha1', storedJson ?? JSON.stringify(stored), 'base64url')}"`;
-}
-
-/**
- * Whether `If-Match` names this ETag (`*` matches any existing record). RFC 9110 compares If-Match
- * strongly: a weak tag (`W/"…"`) never matches, since it does not promise the same bytes.
- */
-function matches(ifMatch: string, etag: string): boolean {
-  return ifMatch
-    .split(',')
-    .map((tag) => tag.trim())
-    .some((tag) => tag === '*' || tag === etag);
+  return digestTag(storedJson ?? JSON.stringify(stored));
 }
 
 /**
@@ -282,7 +270,7 @@ export function recordRoutes(
   const lockedCurrent = async (trx: DynamicDb, id: unknown, call: WriteCall, trashed = false) => {
     const stored = await findRecord(id, call.ctx, trx, { lock: true, trashed });
     if (!stored) throw new Rollback(notFound());
-    if (call.ifMatch !== undefined && !matches(call.ifMatch, etagOf(resource, stored)))
+    if (call.ifMatch !== undefined && !ifMatchHolds(call.ifMatch, etagOf(resource, stored)))
       throw new Rollback(stale());
     return stored;
   };

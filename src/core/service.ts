@@ -14,6 +14,7 @@ import { json, jsonText, type ServiceRequest, type ServiceResponse, type Service
 import { listHandlers } from './list/handlers.js';
 import { linkBase } from './origin.js';
 import { etagOf, type RecordRoutes, recordRoutes, type WriteCall } from './records.js';
+import { withValidators } from './validators.js';
 
 export interface CreateServiceOptions<Ctx = unknown> {
   config: ServiceConfig<Ctx>;
@@ -280,18 +281,10 @@ export async function createService<Ctx = unknown>(
         }
       })();
       // An answer that depends on who asks must not be served to someone else by a shared cache.
-      return request.context || config.context
-        ? { ...response, headers: { ...response.headers, ...personal } }
-        : response;
+      return withValidators(request, response, request.context !== undefined || config.context !== undefined);
     },
   };
 }
-
-/**
- * Headers of every answer when a context is in use: the context usually comes from the Authorization
- * header or a cookie, and rows, totals and the schema's form differ by it.
- */
-const personal = { vary: 'Authorization, Cookie', 'cache-control': 'private' } as const;
 
 /** The methods of a record's routes, and the action each is. */
 const recordMethods: readonly (readonly [string, Action])[] = [

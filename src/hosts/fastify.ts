@@ -38,9 +38,7 @@ export const resourceQueryPlugin: FastifyPluginAsync<FastifyPluginOptions> = asy
   const mounted = instance.prefix;
   const config = mounted ? { ...options.config, prefix: mounted } : options.config;
   const service: ResourceService = await createService({ config, connection: options.connection });
-  // The service's methods unless the options say otherwise (@fastify/cors's default leaves out PATCH).
-  if (options.cors)
-    await instance.register(fastifyCors, { methods: ['GET', 'HEAD', 'PATCH'], ...options.cors });
+  if (options.cors) await instance.register(fastifyCors, { ...serviceCors, ...options.cors });
   // The core reads bodies itself (as JSON, with each route's limit, the same on every host).
   instance.removeAllContentTypeParsers();
   instance.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
@@ -81,6 +79,16 @@ export const resourceQueryPlugin: FastifyPluginAsync<FastifyPluginOptions> = asy
       ...(route.bodyLimit > 0 && { bodyLimit: route.bodyLimit }),
       handler: handle,
     });
+};
+
+/**
+ * CORS for the service's routes, unless the options say otherwise: its methods (@fastify/cors's
+ * default leaves out PATCH and DELETE), and the headers a page's script must read: a record's ETag
+ * (sent back as If-Match) and a created record's Location.
+ */
+export const serviceCors: FastifyCorsOptions = {
+  methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+  exposedHeaders: ['ETag', 'Location'],
 };
 
 /** The methods some route of the core may serve; any other is its 405 on every path. */

@@ -100,6 +100,50 @@ const etagHeader = {
 };
 
 /**
+ * Every read's validators (src/core/validators.ts): its 200 carries an ETag and Cache-Control, and
+ * If-None-Match naming that ETag is answered 304 without a body.
+ */
+function conditional(get: JsonSchema): JsonSchema {
+  const { parameters = [], responses = {} } = get as { parameters?: JsonSchema[]; responses?: JsonSchema };
+  const ok = (responses as Record<string, JsonSchema>)['200'] as { headers?: JsonSchema } | undefined;
+  const validator = {
+    ETag: {
+      description:
+        (ok?.headers as { ETag?: { description: string } } | undefined)?.ETag?.description ??
+        'A digest of the answer, for If-None-Match (none on an unlimited all=true, which is streamed).',
+      schema: { type: 'string' },
+    },
+    'Cache-Control': {
+      description:
+        'no-cache: a cache asks again each time, with the ETag; private, no-cache where the answer depends on the caller.',
+      schema: { type: 'string' },
+    },
+  };
+  return {
+    ...get,
+    parameters: [
+      ...parameters,
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        description:
+          'ETags of answers held: 304 without a body when the answer still has one of them (or *).',
+        schema: { type: 'string' },
+      },
+    ],
+    responses: {
+      ...responses,
+      ...(ok ? { '200': { ...ok, headers: { ...ok.headers, ...validator } } } : {}),
+      '304': {
+        description: 'Not modified: the answer still has the ETag sent in If-None-Match.',
+        headers: validator,
+      },
+    },
+  };
+}
+
+/**
  * The OpenAPI 3.1 document of a service, built once at start-up from the compiled endpoints and the
  * same schema document the `/v1/<path>/schema` routes serve: nothing in it is written by hand.
  */
@@ -418,6 +462,9 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
       ...(identifies ? responsesFor([401, 503]) : {}),
     },
   });
+
+  for (const operations of Object.values(paths))
+    if (operations.get) operations.get = conditional(operations.get);
 
   const schemes =
     options?.securitySchemes ?? (input.authenticated ? { bearerAuth: bearerScheme } : undefined);

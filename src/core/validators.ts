@@ -1,0 +1,70 @@
+import { hash } from 'node:crypto';
+import type { ServiceRequest, ServiceResponse } from './exchange.js';
+
+/**
+ * A strong ETag of a text: its SHA-1, base64url. The one-shot `crypto.hash`: a `Hash` object per
+ * answer cost more than the digest (docs/benchmarks.md).
+ */
+export function digestTag(text: string): string {
+  return `"${hash('sha1', text, 'base64url')}"`;
+}
+
+/** The entity tags of an `If-Match` or `If-None-Match` header (`*` stays `*`). */
+const tagsOf = (header: string): string[] => header.split(',').map((tag) => tag.trim());
+
+/**
+ * Whether `If-Match` names this ETag (`*` matches any existing record). RFC 9110 compares If-Match
+ * strongly: a weak tag (`W/"…"`) never matches, since it does not promise the same bytes.
+ */
+export function ifMatchHolds(ifMatch: string, etag: string): boolean {
+  return tagsOf(ifMatch).some((tag) => tag === '*' || tag === etag);
+}
+
+/** `W/"x"` and `"x"` are the same tag for If-None-Match, which RFC 9110 compares weakly. */
+const opaque = (tag: string): string => (tag.startsWith('W/') ? tag.slice(2) : tag);
+
+/** Whether `If-None-Match` names this ETag, or is `*` (RFC 9110 §13.1.2). */
+function noneMatchFails(ifNoneMatch: string, etag: string): boolean {
+  const mine = opaque(etag);
+  return tagsOf(ifNoneMatch).some((tag) => tag === '*' || opaque(tag) === mine);
+}
+
+/**
+ * What a cache may do with an answer the service makes: store it, but ask again each time it is used
+ * (`no-cache`), with the ETag to ask with; where the answer depends on who asks, only in that
+ * client's own cache (`private`, with `Vary` naming what tells callers apart).
+ */
+const sharedCaching = { 'cache-control': 'no-cache' } as const;
+const personalCaching = { vary: 'Authorization, Cookie', 'cache-control': 'private, no-cache' } as const;
+
+/** Headers of an answer that depends on who asks, when it is not a 200 read (an error, a write). */
+const personal = { vary: 'Authorization, Cookie', 'cache-control': 'private' } as const;
+
+/**
+ * The validators of a read: a 200 to GET or HEAD with a whole body gets an ETag (its own, as a
+ * record's, or the digest of the body) and its caching headers, and becomes a 304 without a body when
+ * `If-None-Match` names that ETag. A streamed body (an unlimited `all=true`) has no ETag: the digest
+ * would be known only after the last row is sent. Any other answer only gets `personal`'s headers when
+ * the answer depends on who asks.
+ */
+export function withValidators(
+  request: ServiceRequest,
+  response: ServiceResponse,
+  dependsOnCaller: boolean,
+): ServiceResponse {
+  const read = (request.method === 'GET' || request.method === 'HEAD') && response.status === 200;
+  if (!read || typeof response.body !== 'string') {
+    if (!dependsOnCaller) return response;
+    return { ...response, headers: { ...response.headers, ...personal } };
+  }
+  const etag = response.headers.etag ?? digestTag(response.body);
+  const caching = dependsOnCaller ? personalCaching : sharedCaching;
+  const headers: Record<string, string> = { ...response.headers, ...caching, etag };
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (typeof ifNoneMatch === 'string' && noneMatchFails(ifNoneMatch, etag)) {
+    // A 304 carries the headers a 200 would have had, but for the body's own (RFC 9110 §15.4.5).
+    const { 'content-type': _type, ...kept } = headers;
+    return { status: 304, headers: kept, body: '' };
+  }
+  return { ...response, headers };
+}
