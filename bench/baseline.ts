@@ -264,7 +264,7 @@ const handlers: Record<string, Handler> = {
   Q9: (path, raw) => simple(Q2_WHERE, Q2_PARAMS, NEWEST, path, raw),
   Q10: (path, raw) => simple('', [], `order by u.birthday desc${db.nullsLast}, u.id desc`, path, raw),
   Q11: (path, raw) => simple('', [], 'order by u.status, u.created_at desc, u.id desc', path, raw),
-  // Read-one: the record itself, with the ETag the service sends (added where the answer is written).
+  // Read-one: the record itself.
   Q12: async () => {
     const [row] = await db.query(`select ${COLUMNS} from users u where u.id = ? and u.deleted_at is null`, [
       READ_ONE_ID,
@@ -297,8 +297,10 @@ createServer((request, response) => {
       response.writeHead(200, {
         'content-type': 'application/json; charset=utf-8',
         'content-length': Buffer.byteLength(text),
-        // A record's validator, as the service gives it: the digest of the record's JSON.
-        ...(handler === handlers.Q12 && { etag: `"${hash('sha1', text, 'base64url')}"` }),
+        // The validator the service sends with every read (its conditional reads): the digest of the
+        // answer, which for read-one is the record's JSON.
+        etag: `"${hash('sha1', text, 'base64url')}"`,
+        'cache-control': 'no-cache',
       });
       response.end(text);
     },

@@ -13,6 +13,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { digestTag } from '../src/core/validators.js';
 import { prepareEngineDataset } from './dataset.js';
 import { type EngineName, engineNames, parseEngines } from './engines.js';
 import {
@@ -110,18 +111,21 @@ export async function load(
   return { rps: result.rps, p50: result.p50, p99: result.p99, cpu: used / result.requests };
 }
 
-/** An answer's body (a page, or one record) and its ETag (read-one's). */
+/** An answer's body: a page, or one record. */
 interface Answer {
   body: { data?: { id: unknown }[] };
-  etag: string | null;
 }
 
 async function answer(port: number, path: string): Promise<Answer> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`);
+  const raw = await response.text();
+  if (!response.ok) throw new Error(`${path} on ${port}: ${response.status} ${raw.slice(0, 300)}`);
+  // Both servers send the validator of what they answered (the service's conditional reads).
+  if (response.headers.get('etag') !== digestTag(raw))
+    throw new Error(`${path} on ${port}: the ETag is not the digest of the answer`);
   // The two servers' page links differ only by their port.
-  const text = (await response.text()).replaceAll(`127.0.0.1:${port}/`, '127.0.0.1/');
-  if (!response.ok) throw new Error(`${path} on ${port}: ${response.status} ${text.slice(0, 300)}`);
-  return { body: JSON.parse(text) as Answer['body'], etag: response.headers.get('etag') };
+  const text = raw.replaceAll(`127.0.0.1:${port}/`, '127.0.0.1/');
+  return { body: JSON.parse(text) as Answer['body'] };
 }
 
 /** One measured line: a load on the service against a load on the baseline. */
@@ -178,8 +182,7 @@ async function measure(item: Measured, seconds: number, pids: Pids): Promise<str
 }
 
 /**
- * Two answers compared: the same body (envelope, links and records, every value in the same JSON) and
- * the same ETag (read-one's validator; a list has none on either side), or,
+ * Two answers compared: the same body (envelope, links and records, every value in the same JSON), or,
  * for the count strategies' endpoints (whose totals and paths differ by design), the same records in
  * the same order. Both empty is only a warning (a small `--users` has no page 200), since an empty
  * answer proves little.
