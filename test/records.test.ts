@@ -635,7 +635,7 @@ for (const dialect of dialects) {
         expect(read.statusCode, url).toBe(200);
         expect(read.json()).toEqual(record);
       }
-      expect(allowOf(await send('POST', '/api/tags', { label: 'x' }))).toEqual(['GET', 'HEAD']);
+      expect(allowOf(await send('POST', '/api/tags', { label: 'x' }))).toEqual(['GET', 'HEAD', 'QUERY']);
       const schema = await svc.get('/api/v1/tags/schema');
       expect(schema.body.form.endpoint).toBe('/api/tag-records');
     });
@@ -790,13 +790,13 @@ for (const dialect of dialects) {
       expect(allowOf(del)).toEqual(['GET', 'HEAD', 'PATCH']);
       const create = await send('POST', '/api/users-defaults', { name: 'x' });
       expectEnvelope(create, 405);
-      expect(allowOf(create)).toEqual(['GET', 'HEAD']);
+      expect(allowOf(create)).toEqual(['GET', 'HEAD', 'QUERY']);
       const patch = await send('PATCH', '/api/departments/1', { name: 'x' });
       expectEnvelope(patch, 405);
       expect(allowOf(patch)).toEqual(['DELETE', 'GET', 'HEAD']);
       const post = await send('POST', '/api/departments', { name: 'x' });
       expectEnvelope(post, 405);
-      expect(allowOf(post)).toEqual(['GET', 'HEAD']);
+      expect(allowOf(post)).toEqual(['GET', 'HEAD', 'QUERY']);
       // A path whose list is not enabled but whose create is: Allow names what is served there.
       const inbox = await send('GET', '/api/inbox');
       expectEnvelope(inbox, 405);

@@ -141,16 +141,28 @@ export function listUrl(list: string, query: ListQuery, options?: ClientOptions)
   return url(search ? `${list}?${search}` : list, options);
 }
 
-/** `GET <list>?<query>`; a 422 (or any non-2xx) throws an `ApiError` with the error map. */
-export function fetchList<T = RecordData>(
+/**
+ * Past this many characters of query string `fetchList` sends the query in the body
+ * (`POST <list>/query`): some proxies and servers refuse URLs from about 2 KB, most from 8 KB (414).
+ */
+export const LONG_QUERY = 2000;
+
+/**
+ * `GET <list>?<query>`, or `POST <list>/query` with `{"query": …}` when the query string is longer than
+ * `LONG_QUERY` (the same answer). A 422 (or any non-2xx) throws an `ApiError` with the error map.
+ */
+export async function fetchList<T = RecordData>(
   list: ResourceEntry | string,
   query: ListQuery = {},
   options?: ClientOptions,
 ): Promise<ListResponse<T>> {
-  return getJson<ListResponse<T>>(
-    listUrl(typeof list === 'string' ? list : list.list, query, options),
-    options,
-  );
+  const path = typeof list === 'string' ? list : list.list;
+  const search = buildListQuery(query);
+  if (search.length <= LONG_QUERY) return getJson<ListResponse<T>>(listUrl(path, query, options), options);
+  const target = url(`${path.replace(/\/$/, '')}/query`, options);
+  const response = await send('POST', target, { query: search }, options);
+  if (!response.ok) throw new ApiError(response.status, target, await envelopeOf(response));
+  return (await response.json()) as ListResponse<T>;
 }
 
 /** `<endpoint>/<id>`, the id percent-encoded. */

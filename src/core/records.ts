@@ -1,4 +1,3 @@
-import secureJson from 'secure-json-parse';
 import { ErrorBag } from '../errors/error-bag.js';
 import { type Field, type Refusal, refusalError } from '../errors/refusal.js';
 import { RequestError } from '../errors/request-error.js';
@@ -17,6 +16,7 @@ import { type DynamicDb, withStatementOptions } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
 import { storedDatetime } from '../sql/storage.js';
 import type { BodyReader, ServiceLogger } from './exchange.js';
+import { parseJsonBody } from './json-body.js';
 import { digestTag, ifMatchHolds } from './validators.js';
 
 /** One write request on a record as the core hands it over. */
@@ -51,16 +51,6 @@ export interface RecordRoutes {
   update(call: WriteCall): Promise<Written>;
   remove(call: WriteCall): Promise<void>;
   restore(call: WriteCall): Promise<Written>;
-}
-
-/** JSON text → value; `__proto__` and `constructor.prototype` keys are refused, as Fastify's parser does. */
-function parseJson(text: string): unknown {
-  if (text.trim() === '') throw RequestError.single(400, 'body', 'The body is empty; send a JSON object.');
-  try {
-    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-  } catch {
-    throw RequestError.single(400, 'body', 'The body is not valid JSON.');
-  }
 }
 
 /**
@@ -256,7 +246,7 @@ export function recordRoutes(
     if (!/^application\/json\s*(;|$)/i.test(contentType ?? ''))
       throw RequestError.single(415, 'body', 'The body must be JSON (Content-Type: application/json).');
     const raw = body ? await body(limit) : '';
-    const value = typeof raw === 'string' ? parseJson(raw) : raw.parsed;
+    const value = typeof raw === 'string' ? parseJsonBody(raw) : raw.parsed;
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       throw RequestError.single(422, 'body', 'The body must be a JSON object of the fields to write.');
     return value as Record<string, unknown>;

@@ -13,6 +13,7 @@ import { answerError, fallbackLogger } from './answer.js';
 import { json, jsonText, type ServiceRequest, type ServiceResponse, type ServiceRoute } from './exchange.js';
 import { listHandlers } from './list/handlers.js';
 import { linkBase } from './origin.js';
+import { queryBodyLimit, queryFromBody } from './query-body.js';
 import { etagOf, type RecordRoutes, recordRoutes, type WriteCall } from './records.js';
 import { withValidators } from './validators.js';
 
@@ -107,8 +108,8 @@ export async function createService<Ctx = unknown>(
     const may = (action: Action, ctx: unknown) => requireAccess(policy, action, resource, ctx, identified);
     listPaths.add(path);
     route(path, 0);
-    if (endpoint.actions.has('list'))
-      serve(path, 'GET', async (request, ctx, rawQuery) => {
+    if (endpoint.actions.has('list')) {
+      const listRun: Run = async (request, ctx, rawQuery) => {
         const access = may('list', ctx);
         if (access) await access;
         return list({
@@ -118,7 +119,19 @@ export async function createService<Ctx = unknown>(
           signal: request.signal,
           primary: readsPrimary(request),
         });
-      });
+      };
+      serve(path, 'GET', listRun);
+      // A query too long for a URL, in the body (core/query-body.ts): checked for access first, as
+      // the URL's is, so that who may not list learns nothing from how the body is refused.
+      const limit = queryBodyLimit(endpoint.limits.maxQueryLength);
+      const bodyRun: Run = async (request, ctx, rawQuery) => {
+        const access = may('list', ctx);
+        if (access) await access;
+        return listRun(request, ctx, await queryFromBody(request, rawQuery, limit));
+      };
+      serve(path, 'QUERY', bodyRun, limit);
+      serve(`${path}/query`, 'POST', bodyRun, limit);
+    }
 
     if (records.schemaPath) {
       withSchema.push({ endpoint, records });
@@ -245,6 +258,8 @@ export async function createService<Ctx = unknown>(
    * does not enable the method (any method, TRACE, OPTIONS and QUERY included).
    */
   const match = (method: string, pathname: string): Run | ServiceResponse | undefined => {
+    // A path served as it is wins over a record's (`<list>/query` over the record whose key is
+    // "query"), as OpenAPI matches concrete paths before templated ones.
     const methods = exact.get(pathname);
     if (methods)
       return methods.get(method === 'HEAD' ? 'GET' : method) ?? methodNotAllowed([...methods.keys()]);

@@ -37,11 +37,14 @@ function noneMatchFails(ifNoneMatch: string, etag: string): boolean {
 const sharedCaching = { 'cache-control': 'no-cache' } as const;
 const personalCaching = { vary: 'Authorization, Cookie', 'cache-control': 'private, no-cache' } as const;
 
+/** The methods of a read: QUERY is GET with its query in the body, as safe and as cacheable. */
+const readMethods = new Set(['GET', 'HEAD', 'QUERY']);
+
 /** Headers of an answer that depends on who asks, when it is not a 200 read (an error, a write). */
 const personal = { vary: 'Authorization, Cookie', 'cache-control': 'private' } as const;
 
 /**
- * The validators of a read: a 200 to GET or HEAD with a whole body gets an ETag (its own, as a
+ * The validators of a read: a 200 to GET, HEAD or QUERY with a whole body gets an ETag (its own, as a
  * record's, or the digest of the body) and its caching headers, and becomes a 304 without a body when
  * `If-None-Match` names that ETag. A streamed body (an unlimited `all=true`) has no ETag: the digest
  * would be known only after the last row is sent. Any other answer only gets `personal`'s headers when
@@ -52,7 +55,7 @@ export function withValidators(
   response: ServiceResponse,
   dependsOnCaller: boolean,
 ): ServiceResponse {
-  const read = (request.method === 'GET' || request.method === 'HEAD') && response.status === 200;
+  const read = readMethods.has(request.method) && response.status === 200;
   if (!read || typeof response.body !== 'string') {
     if (!dependsOnCaller) return response;
     return { ...response, headers: { ...response.headers, ...personal } };

@@ -1,8 +1,9 @@
 import { Readable } from 'node:stream';
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { closedBeforeAnswer, type ServiceResponse } from '../core/exchange.js';
+import { type BodyReader, closedBeforeAnswer, type ServiceResponse } from '../core/exchange.js';
 import { type CreateServiceOptions, createService, type ResourceService } from '../core/service.js';
+import { readNodeBody } from './body.js';
 
 export interface FastifyPluginOptions<Ctx = unknown> extends CreateServiceOptions<Ctx> {
   /**
@@ -51,13 +52,18 @@ export const resourceQueryPlugin: FastifyPluginAsync<FastifyPluginOptions> = asy
     return reply.status(status).send({ message, errors: status === 413 ? { body: [message] } : {} });
   });
   const { context } = options;
-  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+  /** The body Fastify parsed (as text, by the parser above) for the routes it hands over. */
+  const parsedBody =
+    (request: FastifyRequest): BodyReader =>
+    async () =>
+      typeof request.body === 'string' ? request.body : '';
+  const handle = async (request: FastifyRequest, reply: FastifyReply, body = parsedBody(request)) => {
     const response = await service.handle({
       method: request.method,
       url: request.url,
       headers: request.headers,
       protocol: request.protocol,
-      body: async () => (typeof request.body === 'string' ? request.body : ''),
+      body,
       context: context ? () => context(request) : undefined,
       signal: closedBeforeAnswer(reply.raw),
       log: request.log,
@@ -65,10 +71,13 @@ export const resourceQueryPlugin: FastifyPluginAsync<FastifyPluginOptions> = asy
     if (!response) return reply.callNotFound();
     return sendResponse(reply, response);
   };
-  // A method the core never serves is a 405 whatever the request carries: answered before Fastify
-  // looks at the body (QUERY without a Content-Type would be its 400, a large PUT its 413).
+  // Any other method (TRACE, OPTIONS, QUERY…) goes to the core before Fastify looks at the body: a
+  // path that does not serve it is a 405 whatever the request carries (QUERY without a Content-Type
+  // would be Fastify's 400, a large PUT its 413), and a list's QUERY reads its body itself, with its
+  // limit and its 415 as on every other host.
   instance.addHook('onRequest', async (request, reply) => {
-    if (!servedMethods.has(request.method)) return handle(request, reply);
+    if (!servedMethods.has(request.method))
+      return handle(request, reply, (limit) => readNodeBody(request.raw, limit));
   });
   for (const route of service.routes)
     instance.route({

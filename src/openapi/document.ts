@@ -73,6 +73,7 @@ const errorResponses: Record<number, [string, string]> = {
   ],
   409: ['Conflict', 'A unique value is taken, or other records still reference this one.'],
   412: ['PreconditionFailed', 'If-Match names an ETag the record no longer has.'],
+  413: ['PayloadTooLarge', 'The body is larger than this route accepts.'],
   415: ['UnsupportedMediaType', 'The body must be sent as application/json.'],
   422: ['Unprocessable', 'Invalid parameters or fields: every problem, by parameter or field.'],
   428: ['PreconditionRequired', 'This endpoint refuses writes without If-Match.'],
@@ -318,6 +319,55 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
             ...json({ oneOf: listOf }),
           },
           ...errors('list', 400, 422),
+        },
+      });
+      const queryBody = {
+        type: 'object',
+        properties: {
+          query: {
+            type: 'string',
+            maxLength: endpoint.limits.maxQueryLength,
+            description: 'The query string, as it would follow "?" in the URL.',
+          },
+        },
+        required: ['query'],
+        additionalProperties: false,
+      };
+      // OpenAPI 3.1 has no QUERY operation (3.2 adds one): described as an extension of the path.
+      operation(listPath, 'x-query', {
+        ...about(`List ${resource.name} with the QUERY method`),
+        operationId: `queryMethod${base}`,
+        description:
+          'The same list as GET, the query string as the body (application/x-www-form-urlencoded) or as JSON ({"query": …}); the URL without one. Its 200 has the validators of a GET.',
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: { type: 'string', maxLength: endpoint.limits.maxQueryLength },
+            },
+            'application/json': { schema: queryBody },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'The same answer as GET with this query string.',
+            ...json({ oneOf: listOf }),
+          },
+          ...errors('list', 400, 413, 415, 422),
+        },
+      });
+      operation(`${listPath}/query`, 'post', {
+        ...about(`List ${resource.name}, the query in the body`),
+        operationId: `query${base}`,
+        description:
+          'The same list as GET, for a query string too long for a URL: the query string as JSON, the URL without one. QUERY on the list path takes the same body, or the query string itself as application/x-www-form-urlencoded.',
+        requestBody: { required: true, ...json(queryBody) },
+        responses: {
+          '200': {
+            description: 'The same answer as GET with this query string.',
+            ...json({ oneOf: listOf }),
+          },
+          ...errors('list', 400, 413, 415, 422),
         },
       });
     }
