@@ -41,6 +41,8 @@ describe('admin UI (Chromium)', () => {
   let context: BrowserContext;
   let page: Page;
   const problems: string[] = [];
+  /** The statuses the server answered to `/api/users?…` requests, in order. */
+  const listAnswers: number[] = [];
   let shot = 0;
   /** The 4xx answers the test provokes on purpose, by status: Chromium logs every one as a console error. */
   const expected: Record<number, number> = { 401: 0, 412: 0, 422: 0 };
@@ -102,6 +104,10 @@ describe('admin UI (Chromium)', () => {
     app = await buildService({
       config: { ...demo, adminDir, endpoints: [...demo.endpoints, uncounted] },
       connection,
+    });
+    // What the server answered each list request: a 304 is the browser's cache revalidating.
+    app.addHook('onResponse', async (request, reply) => {
+      if (request.url.startsWith('/api/users?')) listAnswers.push(reply.statusCode);
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
@@ -765,4 +771,20 @@ describe('admin UI (Chromium)', () => {
     expect(expected).toEqual({ 401: 0, 412: 0, 422: 0 });
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('shows a list again for the cost of a 304: the browser revalidates it with its ETag', async () => {
+    await page.goto(`${base}/admin/#/users?per_page=10`);
+    await listShows('/api/users?per_page=10');
+    const rows = await page.getByTestId('record-row').allTextContents();
+    // Away and back: the same list URL, asked again by the page's fetch.
+    const before = listAnswers.length;
+    await page.getByRole('navigation', { name: 'Resources' }).getByRole('link', { name: 'Posts' }).click();
+    await page.locator('table[aria-busy="false"]').waitFor();
+    await page.goBack();
+    await listShows('/api/users?per_page=10');
+    await expect.poll(() => listAnswers.slice(before)).toContain(304);
+    // The page shows the same records, from the browser's copy.
+    expect(await page.getByTestId('record-row').allTextContents()).toEqual(rows);
+    expect(problems).toEqual([]);
+  }, 30_000);
 });
