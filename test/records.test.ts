@@ -377,7 +377,8 @@ for (const dialect of dialects) {
           ).toBe(true);
         // Each refusal says what a read-one request may carry instead.
         for (const messages of Object.values(body.errors) as string[][])
-          for (const message of messages) expect(message).toContain('include, count and filter[trashed]');
+          for (const message of messages)
+            expect(message).toContain('include, count, fields and filter[trashed]');
       }
       // The same refused query is refused again (a refused plan is never cached), a valid one answers.
       expectEnvelope(await send('GET', '/api/users/1?sort=name'), 422, ['sort']);

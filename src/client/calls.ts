@@ -91,6 +91,11 @@ export interface WriteOptions extends ClientOptions {
 export interface ReadQuery {
   include?: string | readonly string[];
   count?: string | readonly string[];
+  /**
+   * Sparse fieldsets, as a list's. The answer's ETag is then that answer's (for If-None-Match), not
+   * the record's version: a write needs the ETag of a whole read.
+   */
+  fields?: ListQuery['fields'];
   /** Finds a soft-deleted record too (only where the endpoint allows the `trashed` filter). */
   trashed?: boolean;
 }
@@ -222,6 +227,7 @@ export async function fetchRecord<T = RecordData>(
     ...(query.trashed ? { filter: [{ name: 'trashed', value: true }] } : {}),
     ...(query.include !== undefined && query.include.length > 0 ? { include: query.include } : {}),
     ...(query.count !== undefined && query.count.length > 0 ? { count: query.count } : {}),
+    ...(query.fields !== undefined ? { fields: query.fields } : {}),
   });
   const base = recordUrl(endpoint, id, options);
   const target = search ? `${base}?${search}` : base;

@@ -36,6 +36,11 @@ export interface ListQuery {
   /** Conditions, AND-ed. */
   filter?: readonly FilterNode[];
   include?: string | readonly string[];
+  /**
+   * Sparse fieldsets: the fields to answer by owner, the resource's name for the records and an include
+   * path for its related records (`{ users: ['name'], roles: 'name' }`). The key is always answered.
+   */
+  fields?: Readonly<Record<string, string | readonly string[]>>;
   count?: string | readonly string[];
   /** `name` ascending, `-name` descending; several keys in order. */
   sort?: string | readonly string[];
@@ -123,6 +128,8 @@ export function buildListQuery(request: ListQuery): string {
     parts.push(`${key}=${commas ? encoded.replace(/%2C/gi, ',') : encoded}`);
   };
   if (request.include !== undefined) param('include', list(request.include), true);
+  for (const [owner, names] of Object.entries(request.fields ?? {}))
+    param(`fields[${encodeURIComponent(owner)}]`, list(names), true);
   if (request.count !== undefined) param('count', list(request.count), true);
   if (request.sort !== undefined) param('sort', list(request.sort), true);
   if (request.search !== undefined) param('search', request.search);

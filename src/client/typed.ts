@@ -50,6 +50,8 @@ export interface TypedListQuery<T extends ResourceTypes> {
   /** `{ score: { gte: 80 }, status: 'active', or: [{ … }, { … }] }`: conditions AND-ed. */
   filter?: T['filter'];
   include?: OneOrMany<T['include']>;
+  /** Sparse fieldsets by owner (the resource's name, or an include path); see `ListQuery.fields`. */
+  fields?: ListQuery['fields'];
   count?: OneOrMany<T['count']>;
   sort?: OneOrMany<T['sort']>;
   search?: string;
@@ -63,6 +65,7 @@ export interface TypedListQuery<T extends ResourceTypes> {
 /** The read-one query: the endpoint's includes and counts, and `trashed`. */
 export interface TypedReadQuery<T extends ResourceTypes> {
   include?: OneOrMany<T['include']>;
+  fields?: ListQuery['fields'];
   count?: OneOrMany<T['count']>;
   trashed?: boolean;
 }

@@ -6,7 +6,7 @@ import { resourceConditions } from '../sql/conditions.js';
 import type { Connection } from '../sql/connect.js';
 import type { Row, RunOptions } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
-import { rowReader } from './row-reader.js';
+import { keepAnswered, rowReader, subsetReader } from './row-reader.js';
 
 /** Keys per `IN (…)`: under every engine's parameter limit (PostgreSQL 65535, SQLite 32766). */
 const KEYS_PER_QUERY = 5000;
@@ -26,9 +26,16 @@ export async function loadIncludes(
   parents: readonly ResourceRecord[],
   ctx: unknown,
   options?: RunOptions,
+  /** Sparse fieldsets by include path (`ListPlan.fields`): a named one reads and answers only those. */
+  fields?: ReadonlyMap<string, readonly string[]>,
 ): Promise<void> {
   for (const node of nodes) {
     const { relation } = node;
+    const answered = fields?.get(node.path);
+    // Its fields, and the keys its own includes are matched by (read, not answered).
+    const columns = answered && [
+      ...new Set([...answered, ...node.children.map((child) => child.relation.parentKey)]),
+    ];
     const keys = [
       ...new Set(
         parents
@@ -38,9 +45,10 @@ export async function loadIncludes(
     ];
     const byParent = new Map<string, ResourceRecord[]>();
     const loaded: ResourceRecord[] = [];
-    const read = readerFor(relation.target);
+    const read = columns ? subsetReader(relation.target, columns) : readerFor(relation.target);
     for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
-      const rows = await relatedRows(connection, relation, keys.slice(i, i + KEYS_PER_QUERY), ctx, options);
+      const batch = keys.slice(i, i + KEYS_PER_QUERY);
+      const rows = await relatedRows(connection, relation, batch, ctx, options, columns);
       for (const row of rows) {
         const record = read(row);
         const key = String(row[LINK]);
@@ -54,7 +62,8 @@ export async function loadIncludes(
       const related = byParent.get(String(parent[relation.parentKey])) ?? [];
       parent[relation.name] = toMany(relation) ? related : (related[0] ?? null);
     }
-    if (node.children.length > 0) await loadIncludes(connection, node.children, loaded, ctx, options);
+    if (node.children.length > 0) await loadIncludes(connection, node.children, loaded, ctx, options, fields);
+    if (columns && answered) keepAnswered(loaded, columns, answered);
   }
 }
 
@@ -74,11 +83,12 @@ function relatedRows(
   keys: unknown[],
   ctx: unknown,
   options: RunOptions | undefined,
+  columns: readonly string[] | undefined,
 ): Promise<Row[]> {
   const target = relation.target;
   let query = connection.db
     .selectFrom(`${target.table} as r`)
-    .select(visibleSelection(target, 'r', connection.dialect));
+    .select(visibleSelection(target, 'r', connection.dialect, columns));
   if (relation.pivot) {
     query = query
       .innerJoin(`${relation.pivot.table} as p`, `p.${relation.pivot.childKey}`, `r.${relation.childKey}`)

@@ -232,7 +232,25 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
       schema: { type: 'array', items: { enum: values }, uniqueItems: true },
       example: values.slice(0, 2).join(','),
     });
+    const fieldsParam = {
+      name: 'fields',
+      in: 'query',
+      style: 'deepObject',
+      explode: true,
+      description: `Sparse fieldsets: fields[${resource.name}]=<field>,… for the records, fields[<include>]=<field>,… for an included relation's (include it too). The key is always answered; any other name is a 422 keyed fields.<owner>.`,
+      schema: {
+        type: 'object',
+        properties: Object.fromEntries(
+          [...endpoint.allowedFields].map(([owner, names]) => [
+            owner === '' ? resource.name : owner,
+            { type: 'string', description: `Comma-separated, of: ${[...names].join(', ')}.` },
+          ]),
+        ),
+        additionalProperties: false,
+      },
+    };
     const shapeParams = [
+      fieldsParam,
       ...(include.length > 0 ? [csv('include', include, 'Relations to load into each record.')] : []),
       ...(count.length > 0 ? [csv('count', count, 'Relations to count, as `<relation>_count`.')] : []),
     ];

@@ -38,8 +38,19 @@ export function authorize(
   const mode = pageMode(endpoint, request.params, sort, errors);
   const includes = includeTree(endpoint, request.params.include, errors);
   const counts = countList(endpoint, request.params.count, errors);
+  const { fields, columns } = fieldSets(endpoint, request.fields, includes, sort, errors);
   if (!errors.isEmpty || !mode) return undefined;
-  return { resource: endpoint.resource, where, withTrashed: state.withTrashed, sort, mode, includes, counts };
+  return {
+    resource: endpoint.resource,
+    where,
+    withTrashed: state.withTrashed,
+    sort,
+    mode,
+    includes,
+    counts,
+    fields,
+    ...(columns && { columns }),
+  };
 }
 
 type Params = ListRequest['params'];
@@ -94,7 +105,8 @@ function commaList(text: string | undefined): string[] {
 }
 
 function includeTree(endpoint: CompiledEndpoint, text: string | undefined, errors: ErrorBag): IncludeNode[] {
-  const roots: { relation: ResolvedRelation; children: IncludeNode[] }[] = [];
+  type Node = { relation: ResolvedRelation; children: Node[]; path: string };
+  const roots: Node[] = [];
   for (const path of commaList(text)) {
     const hops = endpoint.allowedIncludes.has(path) ? relationPath(endpoint.resource, path) : undefined;
     if (!hops) {
@@ -105,16 +117,82 @@ function includeTree(endpoint: CompiledEndpoint, text: string | undefined, error
       continue;
     }
     let level = roots;
+    let at = '';
     for (const relation of hops) {
+      at = at ? `${at}.${relation.name}` : relation.name;
       let node = level.find((candidate) => candidate.relation === relation);
       if (!node) {
-        node = { relation, children: [] };
+        node = { relation, children: [], path: at };
         level.push(node);
       }
-      level = node.children as typeof roots;
+      level = node.children;
     }
   }
   return roots;
+}
+
+/** Every include of a tree, by path. */
+function includePaths(nodes: readonly IncludeNode[], into = new Map<string, IncludeNode>()) {
+  for (const node of nodes) {
+    into.set(node.path, node);
+    includePaths(node.children, into);
+  }
+  return into;
+}
+
+/**
+ * `fields[<owner>]=a,b` → the columns answered by owner (the key columns always among them), and the
+ * columns the records' statement must read for them: also the sort's (a cursor continues from them)
+ * and the keys the includes are matched by. Each name must be allowed (`allowedFields`); an owner must
+ * be the resource (or a bare `fields`) or an include of this request.
+ */
+function fieldSets(
+  endpoint: CompiledEndpoint,
+  requested: Readonly<Record<string, string>>,
+  includes: readonly IncludeNode[],
+  sort: readonly SortTerm[],
+  errors: ErrorBag,
+): { fields: Map<string, readonly string[]>; columns: readonly string[] | undefined } {
+  const fields = new Map<string, readonly string[]>();
+  const included = includePaths(includes);
+  const resourceName = endpoint.resource.name;
+  for (const [written, text] of Object.entries(requested)) {
+    const owner = written === resourceName ? '' : written;
+    const key = `fields.${written === '' ? resourceName : written}`;
+    const node = included.get(owner);
+    if (owner !== '' && !node) {
+      errors.add(
+        key,
+        `fields[${written}] names neither this resource (${resourceName}) nor a relation this request includes${endpoint.allowedIncludes.has(owner) ? ` (add include=${owner})` : ''}.`,
+      );
+      continue;
+    }
+    if (fields.has(owner)) {
+      errors.add(key, `The fields of ${written || resourceName} are given twice.`);
+      continue;
+    }
+    const allowed = endpoint.allowedFields.get(owner) ?? new Set<string>();
+    const names = commaList(text);
+    const refused = names.filter((name) => !allowed.has(name));
+    if (refused.length > 0 || names.length === 0) {
+      errors.add(
+        key,
+        `${refused.length > 0 ? `The field${refused.length > 1 ? 's' : ''} ${refused.map((name) => `"${name}"`).join(', ')} cannot be selected` : 'No field is named'}. Allowed fields: ${[...allowed].join(', ') || 'none'}.`,
+      );
+      continue;
+    }
+    const target = owner === '' ? endpoint.resource : (node as IncludeNode).relation.target;
+    fields.set(owner, [...new Set([...target.keyColumns, ...names])]);
+  }
+  const answered = fields.get('');
+  const columns = answered && [
+    ...new Set([
+      ...answered,
+      ...sort.map((term) => term.column),
+      ...includes.map((node) => node.relation.parentKey),
+    ]),
+  ];
+  return { fields, columns };
 }
 
 function countList(

@@ -32,6 +32,11 @@ export interface CompiledEndpoint {
   readonly perPage: { readonly default: number; readonly max: number };
   /** Include paths a client may ask for: each configured path and its prefixes. */
   readonly allowedIncludes: ReadonlySet<string>;
+  /**
+   * The columns `fields` may name, by owner: `''` for the records, an include path for its related
+   * records (`EndpointPolicy.allowedFields`, or every visible column of each).
+   */
+  readonly allowedFields: ReadonlyMap<string, ReadonlySet<string>>;
   readonly allowedCounts: ReadonlyMap<string, ResolvedRelation>;
   /** The columns `search` looks in (strings, maybe through relations). */
   readonly searchTargets: readonly FieldTarget[];
@@ -107,6 +112,44 @@ function compileIncludes(resource: ResolvedResource, paths: readonly string[], w
     }
     const segments = path.split('.');
     for (let i = 1; i <= segments.length; i++) allowed.add(segments.slice(0, i).join('.'));
+  }
+  return allowed;
+}
+
+/** `allowedFields`, checked: each name a visible column of the records or of an allowed include. */
+function compileFields(
+  resource: ResolvedResource,
+  includes: ReadonlySet<string>,
+  names: readonly string[] | undefined,
+  where: string,
+): Map<string, Set<string>> {
+  const owners = new Map<string, ResolvedResource>([['', resource]]);
+  for (const path of includes) {
+    const hops = relationPath(resource, path) as ResolvedRelation[];
+    owners.set(path, (hops[hops.length - 1] as ResolvedRelation).target);
+  }
+  const allowed = new Map<string, Set<string>>();
+  if (names === undefined) {
+    for (const [path, owner] of owners)
+      allowed.set(path, new Set(owner.visibleColumns.map((column) => column.name)));
+    return allowed;
+  }
+  for (const name of names) {
+    const cut = name.lastIndexOf('.');
+    const path = cut < 0 ? '' : name.slice(0, cut);
+    const column = name.slice(cut + 1);
+    const owner = owners.get(path);
+    if (!owner)
+      throw new ConfigurationError(
+        `${where}: allowedFields names "${name}", but "${path}" is not an allowed include.`,
+      );
+    if (owner.columns.get(column)?.hidden !== false)
+      throw new ConfigurationError(
+        `${where}: allowedFields names "${name}", which is not a visible column of "${owner.name}".`,
+      );
+    const set = allowed.get(path) ?? new Set<string>();
+    set.add(column);
+    allowed.set(path, set);
   }
   return allowed;
 }
@@ -254,6 +297,7 @@ export function compileEndpoint(
     throw new ConfigurationError(
       `${where}: perPage.default must be a whole number between 1 and perPage.max.`,
     );
+  const includes = compileIncludes(resource, policy.allowedIncludes ?? [], where);
   return {
     path: policy.path ?? resource.name,
     resource,
@@ -273,7 +317,8 @@ export function compileEndpoint(
     allowedSorts,
     defaultSort,
     perPage,
-    allowedIncludes: compileIncludes(resource, policy.allowedIncludes ?? [], where),
+    allowedIncludes: includes,
+    allowedFields: compileFields(resource, includes, policy.allowedFields, where),
     allowedCounts: compileCounts(resource, policy.allowedCounts ?? [], where),
     searchTargets: compileSearch(resource, policy.allowedSearch ?? [], where),
     allowAll: compileAllowAll(policy.allowAll, where),

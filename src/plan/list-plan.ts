@@ -87,6 +87,8 @@ export interface SortTerm {
 export interface IncludeNode {
   readonly relation: ResolvedRelation;
   readonly children: readonly IncludeNode[];
+  /** Its path from the records (`roles`, `posts.comments`): its key in `ListPlan.fields`. */
+  readonly path: string;
 }
 
 /** A decoded cursor: the sort values of the record it points past, exactly as stored. */
@@ -113,10 +115,20 @@ export interface QueryShape<V extends PlanValues = ClientValues> {
   readonly sort: readonly SortTerm[];
   /** Relations whose record counts are added as `<relation>_count`. */
   readonly counts: readonly ResolvedRelation[];
+  /**
+   * The columns the records' statement reads, when `fields` narrows them: those answered, the key,
+   * the sort's, the includes' keys. Undefined: every visible column.
+   */
+  readonly columns?: readonly string[];
 }
 
 /** The authorized request: the only input of the SQL stage. */
 export interface ListPlan extends QueryShape {
   readonly mode: PageMode;
   readonly includes: readonly IncludeNode[];
+  /**
+   * Sparse fieldsets: the columns answered, by owner (`''` the records, an include path its related
+   * records), the key columns among them. An owner `fields` does not name answers every visible column.
+   */
+  readonly fields: ReadonlyMap<string, readonly string[]>;
 }

@@ -68,17 +68,20 @@ export type ErrorFactory = (
 /** The largest `per_page` (and `in` list) the service accepts by default: `getMany` asks in chunks. */
 const CHUNK = 100;
 
-/** `include`/`count` passed through a call's `meta` (both libraries have one). */
+/** `include`/`count`/`fields` passed through a call's `meta` (both libraries have one). */
 export interface LoadMeta {
   include?: string | readonly string[];
   count?: string | readonly string[];
+  /** Sparse fieldsets, as `ListQuery.fields` (`{ users: ['name'], roles: 'name' }`). */
+  fields?: ListQuery['fields'];
 }
 
-export function loadQuery(meta: unknown): Pick<ListQuery, 'include' | 'count'> {
-  const { include, count } = (meta ?? {}) as LoadMeta;
+export function loadQuery(meta: unknown): Pick<ListQuery, 'include' | 'count' | 'fields'> {
+  const { include, count, fields } = (meta ?? {}) as LoadMeta;
   return {
     ...(include !== undefined && include.length > 0 ? { include } : {}),
     ...(count !== undefined && count.length > 0 ? { count } : {}),
+    ...(fields !== undefined && Object.keys(fields).length > 0 ? { fields } : {}),
   };
 }
 
@@ -175,13 +178,15 @@ export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
 
     one: (resource: string, id: unknown, meta?: unknown, signal?: AbortSignal): Promise<RecordData> =>
       translated(async () => {
+        const query = loadQuery(meta);
         const { record, etag } = await fetchRecord(
           endpoint(resource),
           String(id),
-          loadQuery(meta),
+          query,
           await clientOptions(signal),
         );
-        remember(resource, id, etag);
+        // Some of its fields: that answer's ETag is not the record's, and no write may take it.
+        if (query.fields === undefined) remember(resource, id, etag);
         return withId(resource, record);
       }),
 

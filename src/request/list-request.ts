@@ -24,6 +24,11 @@ export interface ListRequest {
   readonly filter: ClauseInput;
   /** Every filter name the client wrote anywhere, even with an empty value (for default filters). */
   readonly mentioned: ReadonlySet<string>;
+  /**
+   * `fields[<owner>]=a,b` (sparse fieldsets), by owner as written: the resource's name or an include
+   * path; `''` for a bare `fields=a,b`.
+   */
+  readonly fields: Readonly<Record<string, string>>;
   /** The other parameters, each given at most once. */
   readonly params: Readonly<Partial<Record<ScalarParam, string>>>;
   /** The raw query string (without `?`), kept to build page links. */

@@ -13,7 +13,7 @@ import {
 } from './list-request.js';
 
 const groupKinds = new Set(['and', 'or']);
-const knownParams = new Set<string>(['filter', ...scalarParams]);
+const knownParams = new Set<string>(['filter', 'fields', ...scalarParams]);
 /** Parameters whose value is a comma-separated list, so a list given as an array reads the same. */
 const listParams = new Set<string>(['include', 'count', 'sort']);
 
@@ -63,6 +63,7 @@ export function parseListQuery(
   const empty: ListRequest = {
     filter: { fields: [], groups: [] },
     mentioned: new Set(),
+    fields: {},
     params: {},
     rawQuery,
   };
@@ -84,9 +85,12 @@ export function parseListQuery(
   }
 
   const params: Partial<Record<ScalarParam, string>> = {};
+  const fields: Record<string, string> = {};
   for (const [key, value] of Object.entries(parsed)) {
     if (!knownParams.has(key)) {
       errors.add(key, unknownMessage(key));
+    } else if (key === 'fields') {
+      fieldSets(value, fields, errors);
     } else if (key !== 'filter') {
       if (typeof value === 'string') params[key as ScalarParam] = value;
       // `include[]=a&include[]=b` (what axios and qs write) means `include=a,b`: these take lists.
@@ -113,7 +117,32 @@ export function parseListQuery(
         `The request has ${walker.conditions} filter conditions: the limit is ${limits.maxConditions}.`,
       );
   }
-  return { filter, mentioned, params, rawQuery };
+  return { filter, mentioned, fields, params, rawQuery };
+}
+
+/** A comma-separated list, or the same as `a[]=x&a[]=y` (what axios and qs write). */
+const listText = (value: RawValue): string | undefined =>
+  typeof value === 'string'
+    ? value
+    : Array.isArray(value) && value.every((item) => typeof item === 'string')
+      ? value.join(',')
+      : undefined;
+
+/** `fields=a,b` (the records') and `fields[<owner>]=a,b`, each owner once. */
+function fieldSets(value: RawValue, into: Record<string, string>, errors: ErrorBag): void {
+  const shape =
+    'Fields are given as fields[<resource or include>]=<column>,<column> (or fields=<column>,… for the records).';
+  const bare = listText(value);
+  if (bare !== undefined) {
+    into[''] = bare;
+    return;
+  }
+  if (!isObject(value)) return void errors.add('fields', shape);
+  for (const [owner, list] of Object.entries(value)) {
+    const text = listText(list);
+    if (text === undefined) errors.add(`fields.${owner}`, shape);
+    else into[owner] = text;
+  }
 }
 
 class FilterWalker {

@@ -76,6 +76,13 @@ export interface EndpointPolicy<Ctx = unknown> {
   allowedFilters?: AllowedFilter<Ctx>[];
   defaultFilters?: Record<string, DefaultFilter<Ctx>>;
   allowedIncludes?: string[];
+  /**
+   * The fields a client may name in `fields` (sparse fieldsets), spatie's form: `name` for a column
+   * of the records, `<include path>.<column>` for one of an included relation's (`roles.name`).
+   * Default: every visible column of the records and of each allowed include. The primary key is
+   * always answered, whatever `fields` names.
+   */
+  allowedFields?: string[];
   allowedCounts?: string[];
   allowedSorts?: string[];
   allowedSearch?: string[];

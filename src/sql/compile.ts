@@ -95,8 +95,8 @@ export class ListCompiler {
 
   /** The filtered records' visible columns and requested counts, unordered. */
   private selection(): DynamicSelect {
-    const { resource, counts } = this.plan;
-    let query = this.filtered().select(visibleSelection(resource, BASE, this.dialect));
+    const { resource, counts, columns } = this.plan;
+    let query = this.filtered().select(visibleSelection(resource, BASE, this.dialect, columns));
     for (const relation of counts)
       query = query.select((eb) =>
         this.conditions

@@ -71,6 +71,7 @@ class Templater {
       known.of.withTrashed === shape.withTrashed &&
       known.of.sort === shape.sort &&
       known.of.counts === shape.counts &&
+      known.of.columns === shape.columns &&
       known.of.resource === shape.resource
     ) {
       this.parts.push(known.parts);
@@ -83,6 +84,7 @@ class Templater {
     const where = shape.where.map((node) => this.node(node));
     this.mark('sort', ...shape.sort.map((term) => `${term.column} ${term.direction}`));
     this.mark('counts', ...shape.counts.map((relation) => relation.name));
+    this.mark('columns', shape.columns?.join(',') ?? '*');
     const slotted = { ...shape, where };
     if (reusable)
       walked.set(shape.where, {

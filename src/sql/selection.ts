@@ -13,7 +13,17 @@ export function visibleSelection(
   resource: ResolvedResource,
   alias: string,
   dialect: SqlDialect,
+  /** Only these of the visible columns (sparse fieldsets); all when absent. */
+  only?: readonly string[],
 ): AliasedRawBuilder<unknown, string>[] {
+  const build = (columns: ResolvedResource['visibleColumns']) =>
+    columns.map((column) => {
+      const ref = sql.ref(`${alias}.${column.name}`);
+      return (dialect.kinds[column.type]?.select?.(ref, column) ?? ref).as(column.name);
+    });
+  // A subset is built each time: a client choosing its fields must not grow a cache without bound
+  // (a list's statement is kept by its prepared shape anyway).
+  if (only) return build(visibleColumnsOf(resource, new Set(only)));
   let byAlias = cache.get(resource);
   if (!byAlias) {
     byAlias = new Map();
@@ -22,11 +32,18 @@ export function visibleSelection(
   const key = `${dialect.name}:${alias}`;
   let refs = byAlias.get(key);
   if (!refs) {
-    refs = resource.visibleColumns.map((column) => {
-      const ref = sql.ref(`${alias}.${column.name}`);
-      return (dialect.kinds[column.type]?.select?.(ref, column) ?? ref).as(column.name);
-    });
+    refs = build(resource.visibleColumns);
     byAlias.set(key, refs);
   }
   return refs;
+}
+
+/** The visible columns of a resource, in their order, or those of them in `wanted`. */
+export function visibleColumnsOf(
+  resource: ResolvedResource,
+  wanted: ReadonlySet<string> | undefined,
+): ResolvedResource['visibleColumns'] {
+  return wanted
+    ? resource.visibleColumns.filter((column) => wanted.has(column.name))
+    : resource.visibleColumns;
 }

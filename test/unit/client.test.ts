@@ -21,6 +21,7 @@ import { encodeCursor } from '../../src/plan/cursor.js';
 import { compileEndpoint } from '../../src/plan/endpoint.js';
 import type { ListPlan, SortTerm } from '../../src/plan/list-plan.js';
 import { operatorNames } from '../../src/plan/operators.js';
+import { defaultLimits } from '../../src/request/limits.js';
 import { parseListQuery } from '../../src/request/parse.js';
 import type { EndpointPolicy } from '../../src/resource/policy.js';
 import { resolveResources } from '../../src/resource/resolve.js';
@@ -82,6 +83,17 @@ function written(value: FilterValue): string {
 }
 
 describe('buildListQuery', () => {
+  it('writes sparse fieldsets by owner, commas readable, and the service reads them back', () => {
+    const query = buildListQuery({ include: ['roles'], fields: { users: ['name', 'email'], roles: 'name' } });
+    expect(query).toBe('include=roles&fields[users]=name,email&fields[roles]=name');
+    const errors = new ErrorBag();
+    expect(parseListQuery(query, defaultLimits, errors).fields).toEqual({
+      users: 'name,email',
+      roles: 'name',
+    });
+    expect(errors.isEmpty).toBe(true);
+  });
+
   it('covers every operator of the service', () => {
     expect(Object.keys(operatorCases).sort()).toEqual([...operatorNames].sort());
   });

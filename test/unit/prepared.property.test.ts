@@ -322,6 +322,32 @@ describe('prepared shapes', () => {
     }
   });
 
+  it('reads only the columns a fieldset needs: those answered, the key, the sort and the include keys', () => {
+    const connection = connect('sqlite::memory:');
+    connections.push(connection);
+    const fieldsEndpoint = compileEndpoint(
+      defineEndpoint({ resource: 'users', allowedSorts: ['score'], allowedIncludes: ['department'] }),
+      registry,
+      undefined,
+    );
+    const errors = new ErrorBag();
+    const plan = authorize(
+      parseListQuery('fields[users]=name&sort=score&include=department', fieldsEndpoint.limits, errors),
+      fieldsEndpoint,
+      errors,
+    );
+    if (!plan) throw new Error(JSON.stringify(errors.toEnvelope()));
+    const prepared = new PreparedQueries(
+      connection.db,
+      connection.dialect,
+      fieldsEndpoint.policy,
+      fieldsEndpoint.resource,
+    );
+    const { sql } = prepared.rows(plan, { limit: 15 }, undefined);
+    const selected = [...sql.matchAll(/"t0"\."(\w+)" as "/g)].map((match) => match[1]);
+    expect(selected.sort()).toEqual(['department_id', 'id', 'name', 'score']);
+  });
+
   it("calls the endpoint's callbacks on every request: their SQL is never reused", () => {
     const connection = connect('sqlite::memory:');
     connections.push(connection);

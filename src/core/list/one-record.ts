@@ -23,16 +23,18 @@ export interface OneCall {
 /**
  * A record read through the list's pipeline: its answer (transformed) and its stored form (for its
  * ETag). When nothing shapes the answer (no include, count or transformer) they are the same object.
+ * A read of some of its fields (`fields`) has no stored form: its answer is not the record, and its
+ * ETag is that answer's, not the record's version.
  */
 export interface OneRecord {
   readonly answer: unknown;
-  readonly stored: ResourceRecord;
+  readonly stored?: ResourceRecord;
 }
 
 /** Parameters a read-one request may carry: the rest shape lists only. */
 const oneParams = new Set(['include', 'count']);
 /** The end of every refusal of a list-only parameter on a read-one request: it names what is used. */
-const ONE_ONLY = 'not used when reading one record (include, count and filter[trashed] are).';
+const ONE_ONLY = 'not used when reading one record (include, count, fields and filter[trashed] are).';
 
 /**
  * A record's key as its path gives it: the value of its one key column, or of each column of a
@@ -98,6 +100,7 @@ export function oneRecordReader(state: ListState): (call: OneCall) => Promise<On
     const options = readOptions(state, signal, primary);
     const [row] = await state.connection.run(state.queries.one(plan, targets, values, ctx), options);
     if (!row) return undefined;
+    if (plan.columns) return { answer: (await state.shape(plan, [row], ctx, options))[0] };
     const stored = state.read(row);
     if (plan.includes.length === 0 && plan.counts.length === 0 && !state.transforms)
       return { answer: stored, stored };

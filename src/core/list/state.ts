@@ -1,5 +1,5 @@
 import { loadIncludes } from '../../load/includes.js';
-import { rowReader } from '../../load/row-reader.js';
+import { keepAnswered, rowReader, subsetReader } from '../../load/row-reader.js';
 import type { CompiledEndpoint } from '../../plan/endpoint.js';
 import type { CursorValue, ListPlan } from '../../plan/list-plan.js';
 import type { ResourceRecord } from '../../resource/policy.js';
@@ -57,15 +57,20 @@ export function prepareList(endpoint: CompiledEndpoint, connection: Connection):
     respond ? records.map((record) => respond(record, ctx)) : records;
 
   async function shape(plan: ListPlan, rows: Row[], ctx: unknown, options: ReadOptions): Promise<unknown[]> {
+    const { columns } = plan;
+    const readRow = columns ? subsetReader(endpoint.resource, columns) : read;
     const records = rows.map((row) => {
-      const record = read(row);
+      const record = readRow(row);
       for (const relation of plan.counts) {
         const name = `${relation.name}_count`;
         record[name] = Number(row[name]);
       }
       return record;
     });
-    if (plan.includes.length > 0) await loadIncludes(connection, plan.includes, records, ctx, options);
+    if (plan.includes.length > 0)
+      await loadIncludes(connection, plan.includes, records, ctx, options, plan.fields);
+    // The transformer receives what is answered: the columns read only for the work are gone.
+    if (columns) keepAnswered(records, columns, plan.fields.get('') ?? columns);
     return transform(records, ctx);
   }
 
