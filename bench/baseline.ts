@@ -264,6 +264,20 @@ const handlers: Record<string, Handler> = {
   Q9: (path, raw) => simple(Q2_WHERE, Q2_PARAMS, NEWEST, path, raw),
   Q10: (path, raw) => simple('', [], `order by u.birthday desc${db.nullsLast}, u.id desc`, path, raw),
   Q11: (path, raw) => simple('', [], 'order by u.status, u.created_at desc, u.id desc', path, raw),
+  // A sparse fieldset: only the key and the two fields are read and answered.
+  Q13: async (path, raw) => {
+    const rows = await db.query(
+      `select u.id, u.name, u.email from users u where u.deleted_at is null ${NEWEST} limit ?`,
+      [PER_PAGE + 1],
+    );
+    return simplePage(rows.slice(0, PER_PAGE), {
+      page: 1,
+      perPage: PER_PAGE,
+      hasMore: rows.length > PER_PAGE,
+      path,
+      rawQuery: raw,
+    });
+  },
   // Read-one: the record itself.
   Q12: async () => {
     const [row] = await db.query(`select ${COLUMNS} from users u where u.id = ? and u.deleted_at is null`, [

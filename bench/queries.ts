@@ -39,6 +39,7 @@ export const benchQueries = {
   Q10: '/api/users?pagination=simple&sort=-birthday',
   Q11: '/api/users?pagination=simple&sort=status,-created_at',
   Q12: `/api/users/${READ_ONE_ID}`,
+  Q13: '/api/users?pagination=simple&fields[users]=name,email',
 } as const;
 
 export const benchDescriptions: Record<keyof typeof benchQueries, string> = {
@@ -54,6 +55,7 @@ export const benchDescriptions: Record<keyof typeof benchQueries, string> = {
   Q10: 'sort by a nullable date, descending (simple)',
   Q11: 'sort=status,-created_at: mixed directions (simple)',
   Q12: 'read one record by its key',
+  Q13: 'sparse fieldset: fields[users]=name,email (simple)',
 };
 
 /**

@@ -6,7 +6,7 @@ import { resourceConditions } from '../sql/conditions.js';
 import type { Connection } from '../sql/connect.js';
 import type { Row, RunOptions } from '../sql/dialect.js';
 import { visibleSelection } from '../sql/selection.js';
-import { keepAnswered, rowReader, subsetReader } from './row-reader.js';
+import { rowReader, subsetReader } from './row-reader.js';
 
 /** Keys per `IN (…)`: under every engine's parameter limit (PostgreSQL 65535, SQLite 32766). */
 const KEYS_PER_QUERY = 5000;
@@ -28,7 +28,13 @@ export async function loadIncludes(
   options?: RunOptions,
   /** Sparse fieldsets by include path (`ListPlan.fields`): a named one reads and answers only those. */
   fields?: ReadonlyMap<string, readonly string[]>,
+  /**
+   * The parents' rows, in the parents' order, where the keys are read from when the parents' records
+   * answer only some fields (a key read for the work is not answered, so not on the record).
+   */
+  sources?: readonly Row[],
 ): Promise<void> {
+  const keyOf = (i: number, key: string) => (sources ? sources[i] : parents[i])?.[key];
   for (const node of nodes) {
     const { relation } = node;
     const answered = fields?.get(node.path);
@@ -39,13 +45,14 @@ export async function loadIncludes(
     const keys = [
       ...new Set(
         parents
-          .map((parent) => parent[relation.parentKey])
+          .map((_, i) => keyOf(i, relation.parentKey))
           .filter((key) => key !== null && key !== undefined),
       ),
     ];
     const byParent = new Map<string, ResourceRecord[]>();
     const loaded: ResourceRecord[] = [];
-    const read = columns ? subsetReader(relation.target, columns) : readerFor(relation.target);
+    const loadedRows: Row[] = [];
+    const read = answered ? subsetReader(relation.target, answered) : readerFor(relation.target);
     for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
       const batch = keys.slice(i, i + KEYS_PER_QUERY);
       const rows = await relatedRows(connection, relation, batch, ctx, options, columns);
@@ -56,14 +63,15 @@ export async function loadIncludes(
         if (list) list.push(record);
         else byParent.set(key, [record]);
         loaded.push(record);
+        loadedRows.push(row);
       }
     }
-    for (const parent of parents) {
-      const related = byParent.get(String(parent[relation.parentKey])) ?? [];
+    for (const [i, parent] of parents.entries()) {
+      const related = byParent.get(String(keyOf(i, relation.parentKey))) ?? [];
       parent[relation.name] = toMany(relation) ? related : (related[0] ?? null);
     }
-    if (node.children.length > 0) await loadIncludes(connection, node.children, loaded, ctx, options, fields);
-    if (columns && answered) keepAnswered(loaded, columns, answered);
+    if (node.children.length > 0)
+      await loadIncludes(connection, node.children, loaded, ctx, options, fields, answered && loadedRows);
   }
 }
 

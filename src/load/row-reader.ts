@@ -49,15 +49,3 @@ export function subsetReader(resource: ResolvedResource, only: readonly string[]
   }
   return reader;
 }
-
-/** Removes from each record the columns read for the work (keys, sort values) but not answered. */
-export function keepAnswered(
-  records: readonly ResourceRecord[],
-  read: readonly string[],
-  answered: readonly string[],
-): void {
-  const kept = new Set(answered);
-  const dropped = read.filter((column) => !kept.has(column));
-  if (dropped.length === 0) return;
-  for (const record of records) for (const column of dropped) delete record[column];
-}

@@ -1,5 +1,5 @@
 import { loadIncludes } from '../../load/includes.js';
-import { keepAnswered, rowReader, subsetReader } from '../../load/row-reader.js';
+import { rowReader, subsetReader } from '../../load/row-reader.js';
 import type { CompiledEndpoint } from '../../plan/endpoint.js';
 import type { CursorValue, ListPlan } from '../../plan/list-plan.js';
 import type { ResourceRecord } from '../../resource/policy.js';
@@ -57,8 +57,10 @@ export function prepareList(endpoint: CompiledEndpoint, connection: Connection):
     respond ? records.map((record) => respond(record, ctx)) : records;
 
   async function shape(plan: ListPlan, rows: Row[], ctx: unknown, options: ReadOptions): Promise<unknown[]> {
-    const { columns } = plan;
-    const readRow = columns ? subsetReader(endpoint.resource, columns) : read;
+    // Some fields: the records hold only those (the transformer receives what was selected); the
+    // keys the includes need were read too, and are taken from the rows.
+    const answered = plan.columns && plan.fields.get('');
+    const readRow = answered ? subsetReader(endpoint.resource, answered) : read;
     const records = rows.map((row) => {
       const record = readRow(row);
       for (const relation of plan.counts) {
@@ -68,9 +70,7 @@ export function prepareList(endpoint: CompiledEndpoint, connection: Connection):
       return record;
     });
     if (plan.includes.length > 0)
-      await loadIncludes(connection, plan.includes, records, ctx, options, plan.fields);
-    // The transformer receives what is answered: the columns read only for the work are gone.
-    if (columns) keepAnswered(records, columns, plan.fields.get('') ?? columns);
+      await loadIncludes(connection, plan.includes, records, ctx, options, plan.fields, answered && rows);
     return transform(records, ctx);
   }
 
