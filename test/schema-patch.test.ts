@@ -49,6 +49,19 @@ for (const target of serviceTargets) {
       expect(typeof table.id).toBe('string');
       expect(typeof table.title).toBe('string');
       expect(table.softDeletes).toEqual({ enabled: true });
+      // What `fields` may name, by owner: every visible column of the users and of each allowed include.
+      expect(Object.keys(table.fields).sort()).toEqual(
+        [
+          'users',
+          ...(demoUsers.allowedIncludes ?? []).flatMap((path) =>
+            path.split('.').map((_, i, all) => all.slice(0, i + 1).join('.')),
+          ),
+        ]
+          .filter((owner, i, all) => all.indexOf(owner) === i)
+          .sort(),
+      );
+      expect(table.fields.users).toContain('email');
+      expect(table.fields.users).not.toContain('password_hash');
       for (const column of table.columns) {
         expect(Object.keys(column).sort()).toEqual([
           'formatOptions',

@@ -88,6 +88,12 @@ export function buildSchemaDocument(
       total: typeof endpoint.total === 'object' ? { ...endpoint.total } : endpoint.total,
       // Per request: what this context may do (src/core/service.ts).
       actions: [],
+      fields: Object.fromEntries(
+        [...endpoint.allowedFields].map(([owner, names]) => [
+          owner === '' ? resource.name : owner,
+          [...names],
+        ]),
+      ),
     },
     form: {
       id: formId,

@@ -31,6 +31,11 @@ export interface SchemaDocument {
     total: TotalStrategy;
     /** The actions enabled on the endpoint and allowed to this request's context. */
     actions: Action[];
+    /**
+     * What `fields` may name (sparse fieldsets), by owner: the resource's name for its records, an
+     * include path for an included relation's (`allowedFields`, or every visible column).
+     */
+    fields: Record<string, string[]>;
   };
   form: {
     id: string;
