@@ -139,6 +139,28 @@ for (const dialect of dialects) {
         expect(last.data).toHaveLength(live.length - 5);
       });
 
+      it('passes meta.fields as sparse fieldsets, and keeps no ETag of a partial read for its writes', async () => {
+        const { sent, fetch } = watchedFetch();
+        const provider = ra({ fetch });
+        const page = await provider.getList('users', {
+          filter: {},
+          sort: { field: 'name', order: 'ASC' },
+          pagination: { page: 1, perPage: 3 },
+          meta: { include: 'department', fields: { users: ['name'], department: 'name' } },
+        });
+        expect(sent[0]?.url).toContain('fields[users]=name&fields[department]=name');
+        for (const row of page.data) expect(Object.keys(row).sort()).toEqual(['department', 'id', 'name']);
+        const one = await provider.getOne('users', { id: 3, meta: { fields: { users: 'email' } } });
+        expect(Object.keys(one.data).sort()).toEqual(['email', 'id']);
+        // The partial read's ETag is not the record's: the update goes without If-Match, as for a
+        // record never read (a whole read would have sent it).
+        await provider.getOne('users', { id: 3 });
+        await provider.getOne('users', { id: 3, meta: { fields: { users: 'email' } } });
+        const before = sent.length;
+        await provider.update('users', { id: 3, data: { name: 'joanne Brown' }, previousData: one.data });
+        expect(sent[before]?.headers?.['if-match']).toMatch(/^"/);
+      });
+
       it('getOne, getMany (filter[id][in]) and getManyReference', async () => {
         const provider = ra();
         const one = await provider.getOne('users', { id: 3, meta: { include: 'department' } });
