@@ -1,6 +1,11 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import { describe, expect, it } from 'vitest';
+import { resources } from '../examples/demo/resources.js';
 import { fetchList, LONG_QUERY } from '../src/client/calls.js';
-import { serviceTargets, targetName, useService } from './support/service.js';
+import { createExpressMiddleware } from '../src/hosts/express.js';
+import { serviceTargets, targetName, testEndpoints, useService } from './support/service.js';
 
 /**
  * A query too long for a URL goes in the body: `POST <list>/query` with `{"query": …}` (JSON, which a
@@ -158,5 +163,45 @@ describe('the client sends a long query in the body', () => {
       data: (short as { data: unknown[] }).data,
       total: (short as { total: number }).total,
     });
+  });
+});
+
+describe('a QUERY body an Express application parsed first', () => {
+  const service = useService('sqlite', 'long_express', { context: undefined });
+
+  it('is refused with what to send instead, and its JSON form is served', async () => {
+    const app = express();
+    app.use(express.urlencoded({ extended: true }), express.json());
+    app.use(
+      await createExpressMiddleware({
+        config: { resources, endpoints: testEndpoints },
+        connection: service.conn,
+      }),
+    );
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      const form = await fetch(`http://127.0.0.1:${port}/api/users`, {
+        method: 'QUERY',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: QUERY,
+      });
+      expect(form.status).toBe(415);
+      expect(((await form.json()) as { errors: { body: string[] } }).errors.body[0]).toMatch(
+        /application\/json/,
+      );
+      const asJson = await fetch(`http://127.0.0.1:${port}/api/users`, {
+        method: 'QUERY',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: QUERY }),
+      });
+      expect(asJson.status).toBe(200);
+      const viaUrl = await fetch(`http://127.0.0.1:${port}/api/users?${QUERY}`);
+      expect(await asJson.json()).toEqual(await viaUrl.json());
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

@@ -48,8 +48,14 @@ export async function queryFromBody(
     );
   const raw = request.body ? await request.body(limit) : '';
   if (form) {
+    // The host's own form parser (Express's `urlencoded()`) read it into an object, with its own limits
+    // and reshaping: the query string itself is gone, and guessing it back could change its meaning.
     if (typeof raw !== 'string')
-      throw RequestError.single(400, 'body', 'The body could not be read as the query string.');
+      throw RequestError.single(
+        415,
+        'body',
+        'The application parsed this form body before the service: send the query as application/json ({"query": "…"}), or mount the service before the form parser.',
+      );
     return raw;
   }
   const value = typeof raw === 'string' ? parseJsonBody(raw) : raw.parsed;
