@@ -359,6 +359,18 @@ for (const dialect of dialects) {
         expect(ids(page.data)).toEqual(ids(expected.slice(0, 2)));
       });
 
+      it("takes refine's field list in meta.fields: names of the records, { include: [names] } for a relation's", async () => {
+        const { sent, fetch } = watchedFetch();
+        const page = await refine({ fetch }).getList({
+          resource: 'users',
+          sorters: [{ field: 'name', order: 'asc' }],
+          pagination: { currentPage: 1, pageSize: 3 },
+          meta: { include: 'department', fields: ['name', { department: ['name'] }] },
+        });
+        expect(sent[0]?.url).toContain('fields=name&fields[department]=name');
+        for (const row of page.data) expect(Object.keys(row).sort()).toEqual(['department', 'id', 'name']);
+      });
+
       it('getList without a total (the none strategy): one page more while a next page exists', async () => {
         const counted = refine();
         const uncounted = refine({ resources: { users: 'users-uncounted' } });

@@ -37,8 +37,9 @@ export interface ListQuery {
   filter?: readonly FilterNode[];
   include?: string | readonly string[];
   /**
-   * Sparse fieldsets: the fields to answer by owner, the resource's name for the records and an include
-   * path for its related records (`{ users: ['name'], roles: 'name' }`). The key is always answered.
+   * Sparse fieldsets: the fields to answer by owner, the resource's name (or `''`) for the records and
+   * an include path for its related records (`{ users: ['name'], roles: 'name' }`). The key is always
+   * answered.
    */
   fields?: Readonly<Record<string, string | readonly string[]>>;
   count?: string | readonly string[];
@@ -129,7 +130,7 @@ export function buildListQuery(request: ListQuery): string {
   };
   if (request.include !== undefined) param('include', list(request.include), true);
   for (const [owner, names] of Object.entries(request.fields ?? {}))
-    param(`fields[${encodeURIComponent(owner)}]`, list(names), true);
+    param(owner === '' ? 'fields' : `fields[${encodeURIComponent(owner)}]`, list(names), true);
   if (request.count !== undefined) param('count', list(request.count), true);
   if (request.sort !== undefined) param('sort', list(request.sort), true);
   if (request.search !== undefined) param('search', request.search);

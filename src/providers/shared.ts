@@ -68,20 +68,41 @@ export type ErrorFactory = (
 /** The largest `per_page` (and `in` list) the service accepts by default: `getMany` asks in chunks. */
 const CHUNK = 100;
 
+/** refine's (and GraphQL's) field list: names of the records, `{ <include path>: [names] }` for a relation's. */
+type FieldList = readonly (string | Readonly<Record<string, readonly string[]>>)[];
+
 /** `include`/`count`/`fields` passed through a call's `meta` (both libraries have one). */
 export interface LoadMeta {
   include?: string | readonly string[];
   count?: string | readonly string[];
-  /** Sparse fieldsets, as `ListQuery.fields` (`{ users: ['name'], roles: 'name' }`). */
-  fields?: ListQuery['fields'];
+  /**
+   * Sparse fieldsets: `ListQuery.fields` (`{ users: ['name'], roles: 'name' }`), or refine's list form
+   * (`['name', 'email', { roles: ['name'] }]`).
+   */
+  fields?: ListQuery['fields'] | FieldList;
+}
+
+/** refine's list form → fields by owner (`''`: the records). */
+function fieldsByOwner(fields: NonNullable<LoadMeta['fields']>): NonNullable<ListQuery['fields']> {
+  if (!Array.isArray(fields)) return fields as NonNullable<ListQuery['fields']>;
+  const byOwner: Record<string, string[]> = {};
+  const add = (owner: string, names: readonly string[]) => {
+    byOwner[owner] = [...(byOwner[owner] ?? []), ...names];
+  };
+  for (const item of fields as FieldList) {
+    if (typeof item === 'string') add('', [item]);
+    else for (const [owner, names] of Object.entries(item)) add(owner, names);
+  }
+  return byOwner;
 }
 
 export function loadQuery(meta: unknown): Pick<ListQuery, 'include' | 'count' | 'fields'> {
   const { include, count, fields } = (meta ?? {}) as LoadMeta;
+  const byOwner = fields === undefined ? undefined : fieldsByOwner(fields);
   return {
     ...(include !== undefined && include.length > 0 ? { include } : {}),
     ...(count !== undefined && count.length > 0 ? { count } : {}),
-    ...(fields !== undefined && Object.keys(fields).length > 0 ? { fields } : {}),
+    ...(byOwner !== undefined && Object.keys(byOwner).length > 0 ? { fields: byOwner } : {}),
   };
 }
 

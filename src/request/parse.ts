@@ -132,16 +132,18 @@ const listText = (value: RawValue): string | undefined =>
 function fieldSets(value: RawValue, into: Record<string, string>, errors: ErrorBag): void {
   const shape =
     'Fields are given as fields[<resource or include>]=<column>,<column> (or fields=<column>,… for the records).';
-  const bare = listText(value);
-  if (bare !== undefined) {
-    into[''] = bare;
-    return;
-  }
-  if (!isObject(value)) return void errors.add('fields', shape);
-  for (const [owner, list] of Object.entries(value)) {
-    const text = listText(list);
-    if (text === undefined) errors.add(`fields.${owner}`, shape);
-    else into[owner] = text;
+  // `fields=a&fields[roles]=b` reaches here as ['a', { roles: 'b' }]: the bare part is the records'.
+  const parts = Array.isArray(value) ? value : [value];
+  const bare = parts.filter((part): part is string => typeof part === 'string');
+  if (bare.length > 0) into[''] = bare.join(',');
+  for (const part of parts) {
+    if (typeof part === 'string') continue;
+    if (!isObject(part)) return void errors.add('fields', shape);
+    for (const [owner, list] of Object.entries(part)) {
+      const text = listText(list);
+      if (text === undefined) errors.add(`fields.${owner}`, shape);
+      else into[owner] = text;
+    }
   }
 }
 
