@@ -655,6 +655,96 @@ for (const dialect of dialects) {
         expect(tenantView(2).comments.length).toBeGreaterThan(2);
       });
 
+      it('through a query in the body (POST <list>/query, QUERY): the same answers, the same denials', async () => {
+        const viaBody = (who: Who, method: 'POST' | 'QUERY', path: string, query: string) =>
+          svc.inject({
+            method,
+            url: method === 'POST' ? `${path}/query` : path,
+            headers: { ...headersOf(who), 'content-type': 'application/json' },
+            payload: { query },
+          });
+        for (const { url } of oracles)
+          for (const who of ['other', 'editor'] as const) {
+            // The query string as a client sends it in the URL (encoded), links then the same.
+            const { pathname: path, search } = new URL(url, 'http://localhost');
+            const query = search.slice(1);
+            const expected = await read(who, url);
+            for (const method of ['POST', 'QUERY'] as const) {
+              const res = await viaBody(who, method, path, query);
+              expect(res.statusCode, `${method} ${url}`).toBe(200);
+              expect(res.json(), `${who} ${method} ${url}`).toEqual(expected);
+            }
+          }
+        // Access is decided before the body is read: a body the service would refuse changes nothing.
+        for (const [who, path, status] of [
+          ['anonymous', '/api/users', 401],
+          ['viewer', '/api/departments', 403],
+        ] as const)
+          for (const method of ['POST', 'QUERY'] as const) {
+            const denied = await viaBody(who, method, path, '');
+            expect(denied.statusCode, `${who} ${method} ${path}`).toBe(status);
+            const garbled = await svc.inject({
+              method,
+              url: method === 'POST' ? `${path}/query` : path,
+              headers: { ...headersOf(who), 'content-type': 'text/plain' },
+              payload: 'not a query',
+            });
+            expect(garbled.statusCode).toBe(status);
+            expect(garbled.json()).toEqual(denied.json());
+          }
+      });
+
+      it('through sparse fieldsets, and read-one with fields', async () => {
+        for (const who of ['other', 'editor'] as const) {
+          const view = tenantView(tenantOfWho[who]);
+          const res = await call(
+            who,
+            'GET',
+            '/api/users?fields[users]=name&include=posts.comments&fields[posts]=title&fields[posts.comments]=body',
+          );
+          expect(res.statusCode, res.body).toBe(200);
+          const data = res.json().data as { id: number; posts: { id: number; comments: Row[] }[] }[];
+          expect(
+            data.map((u) => ({
+              id: u.id,
+              posts: u.posts.map((p) => ({ id: p.id, comments: ids(p.comments) })),
+            })),
+          ).toEqual(
+            idsDesc(view.users).map((id) => ({
+              id,
+              posts: idsAsc(view.posts.filter((p) => p.user_id === id)).map((postId) => ({
+                id: postId,
+                comments: idsAsc(view.comments.filter((c) => c.post_id === postId)),
+              })),
+            })),
+          );
+        }
+        const missing = await call('other', 'GET', '/api/users/99999?fields[users]=name');
+        for (const id of [1, 103]) {
+          const res = await call('other', 'GET', `/api/users/${id}?fields[users]=name`);
+          expect(res.statusCode).toBe(404);
+          expect(res.json()).toEqual(missing.json());
+          expect(res.headers.etag).toBeUndefined();
+        }
+      });
+
+      it("through conditional reads: another tenant's ETag never gives a 304, and no answer is shared", async () => {
+        for (const url of ['/api/users', '/api/posts?fields[posts]=title', '/api/comments?search=roadmap']) {
+          const mine = await call('editor', 'GET', url);
+          const theirs = await call('other', 'GET', url);
+          expect(theirs.headers['cache-control']).toBe('private, no-cache');
+          expect(String(theirs.headers.vary)).toMatch(/Authorization/);
+          expect(theirs.headers.etag).not.toBe(mine.headers.etag);
+          const probe = await svc.inject({
+            method: 'GET',
+            url,
+            headers: { ...headersOf('other'), 'if-none-match': String(mine.headers.etag) },
+          });
+          expect(probe.statusCode, url).toBe(200);
+          expect(probe.json()).toEqual(theirs.json());
+        }
+      });
+
       it.each(oracles.map((oracle) => [oracle.url, oracle] as const))(
         'relation filters and search as oracles: %s',
         async (_url, { url, answer, detects }) => {
