@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
 import { fetchList, LONG_QUERY } from '../src/client/calls.js';
 import { createExpressMiddleware } from '../src/hosts/express.js';
-import { serviceTargets, targetName, testEndpoints, useService } from './support/service.js';
+import {
+  serviceTargets,
+  type TestService,
+  targetName,
+  testEndpoints,
+  useService,
+} from './support/service.js';
 
 /**
  * A query too long for a URL goes in the body: `POST <list>/query` with `{"query": …}` (JSON, which a
@@ -16,6 +22,14 @@ import { serviceTargets, targetName, testEndpoints, useService } from './support
 const QUERY = 'filter[status]=active&sort=-score,name&per_page=3&page=2';
 const json = { 'content-type': 'application/json' };
 
+/** The query in a body: `POST /api/users/query`, or `QUERY /api/users`. */
+const inBody = (
+  service: TestService,
+  method: 'POST' | 'QUERY',
+  payload: unknown,
+  headers: Record<string, string> = json,
+) => service.inject({ method, url: method === 'POST' ? '/api/users/query' : '/api/users', headers, payload });
+
 for (const target of serviceTargets) {
   describe(`long queries on ${targetName(target)}`, () => {
     const service = useService(target.dialect, 'long_queries', {}, target.host);
@@ -24,31 +38,16 @@ for (const target of serviceTargets) {
     it('answers POST <list>/query exactly as the URL form, links included', async () => {
       const expected = await viaUrl();
       expect(expected.statusCode).toBe(200);
-      const res = await service.inject({
-        method: 'POST',
-        url: '/api/users/query',
-        headers: json,
-        payload: { query: QUERY },
-      });
+      const res = await inBody(service, 'POST', { query: QUERY });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json()).toEqual(expected.json());
       // A leading "?" is the query string's, not part of it.
-      const withMark = await service.inject({
-        method: 'POST',
-        url: '/api/users/query',
-        headers: json,
-        payload: { query: `?${QUERY}` },
-      });
+      const withMark = await inBody(service, 'POST', { query: `?${QUERY}` });
       expect(withMark.json()).toEqual(expected.json());
     });
 
     it('holds a body query to the same whitelist and limits, keyed as in the URL', async () => {
-      const res = await service.inject({
-        method: 'POST',
-        url: '/api/users/query',
-        headers: json,
-        payload: { query: 'filter[password]=x&sort=email' },
-      });
+      const res = await inBody(service, 'POST', { query: 'filter[password]=x&sort=email' });
       expect(res.statusCode).toBe(422);
       const url = await service.inject({ method: 'GET', url: '/api/users?filter[password]=x&sort=email' });
       expect(res.json()).toEqual(url.json());
@@ -78,7 +77,7 @@ for (const target of serviceTargets) {
       expect(both.statusCode).toBe(422);
       expect(Object.keys(both.json().errors)).toEqual(['query']);
       for (const payload of [{}, { query: 7 }, [QUERY], { query: QUERY, sort: 'name' }]) {
-        const res = await service.inject({ method: 'POST', url: '/api/users/query', headers: json, payload });
+        const res = await inBody(service, 'POST', payload);
         expect(res.statusCode, JSON.stringify(payload)).toBe(422);
         expect(Object.keys(res.json().errors)).toEqual(['body']);
       }
@@ -104,20 +103,12 @@ for (const target of serviceTargets)
 
     it('answers QUERY with the query string as a form-encoded body, or as JSON, as GET does', async () => {
       const expected = await service.inject({ method: 'GET', url: `/api/users?${QUERY}` });
-      const form = await service.inject({
-        method: 'QUERY',
-        url: '/api/users',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: QUERY,
+      const form = await inBody(service, 'QUERY', QUERY, {
+        'content-type': 'application/x-www-form-urlencoded',
       });
       expect(form.statusCode, form.body).toBe(200);
       expect(form.json()).toEqual(expected.json());
-      const asJson = await service.inject({
-        method: 'QUERY',
-        url: '/api/users',
-        headers: json,
-        payload: { query: QUERY },
-      });
+      const asJson = await inBody(service, 'QUERY', { query: QUERY });
       expect(asJson.json()).toEqual(expected.json());
       // A safe method: its answer has the validators a GET's has.
       expect(form.headers.etag).toBe(expected.headers.etag);

@@ -15,7 +15,7 @@ import { listHandlers } from './list/handlers.js';
 import { linkBase } from './origin.js';
 import { queryBodyLimit, queryFromBody } from './query-body.js';
 import { etagOf, type RecordRoutes, recordRoutes, type WriteCall } from './records.js';
-import { withValidators } from './validators.js';
+import { digestTag, withValidators } from './validators.js';
 
 export interface CreateServiceOptions<Ctx = unknown> {
   config: ServiceConfig<Ctx>;
@@ -109,25 +109,27 @@ export async function createService<Ctx = unknown>(
     listPaths.add(path);
     route(path, 0);
     if (endpoint.actions.has('list')) {
-      const listRun: Run = async (request, ctx, rawQuery) => {
-        const access = may('list', ctx);
-        if (access) await access;
-        return list({
+      /** The list of a query string, once access is granted. */
+      const listed: Run = (request, ctx, rawQuery) =>
+        list({
           rawQuery,
           url: `${linkBase(config, request)}${path}`,
           ctx,
           signal: request.signal,
           primary: readsPrimary(request),
         });
-      };
-      serve(path, 'GET', listRun);
-      // A query too long for a URL, in the body (core/query-body.ts): checked for access first, as
-      // the URL's is, so that who may not list learns nothing from how the body is refused.
+      serve(path, 'GET', async (request, ctx, rawQuery) => {
+        const access = may('list', ctx);
+        if (access) await access;
+        return listed(request, ctx, rawQuery);
+      });
+      // A query too long for a URL, in the body (core/query-body.ts): access is decided first, as for
+      // the URL's, so that who may not list learns nothing from how the body is refused.
       const limit = queryBodyLimit(endpoint.limits.maxQueryLength);
       const bodyRun: Run = async (request, ctx, rawQuery) => {
         const access = may('list', ctx);
         if (access) await access;
-        return listRun(request, ctx, await queryFromBody(request, rawQuery, limit));
+        return listed(request, ctx, await queryFromBody(request, rawQuery, limit));
       };
       serve(path, 'QUERY', bodyRun, limit);
       serve(`${path}/query`, 'POST', bodyRun, limit);
@@ -192,7 +194,9 @@ export async function createService<Ctx = unknown>(
           ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
         });
   if (openapi) {
-    const answer = json(200, openapi);
+    // The same document for every request: its ETag is made once, not digested per request.
+    const text = JSON.stringify(openapi);
+    const answer = jsonText(200, text, { etag: digestTag(text) });
     serve(`${prefix}/openapi.json`, 'GET', async () => answer);
   }
 
