@@ -170,9 +170,10 @@ async function simple(
   order: string,
   path: string,
   rawQuery: string,
+  from = 'users u',
 ): Promise<unknown> {
   const rows = await db.query(
-    `select ${COLUMNS} from users u where u.deleted_at is null${where} ${order} limit ?`,
+    `select ${COLUMNS} from ${from} where u.deleted_at is null${where} ${order} limit ?`,
     [...params, PER_PAGE + 1],
   );
   return simplePage(rows.slice(0, PER_PAGE).map(db.record), {
@@ -278,6 +279,25 @@ const handlers: Record<string, Handler> = {
       rawQuery: raw,
     });
   },
+  // A to-one relation's column: the related table joined on its key (no row repeated), NULL last descending.
+  Q15: (path, raw) =>
+    simple(
+      '',
+      [],
+      `order by d.name desc${db.nullsLast}, u.id desc`,
+      path,
+      raw,
+      'users u left join departments d on d.id = u.department_id',
+    ),
+  // A relation's count: the same sub-query as count=posts, ordered by, not answered.
+  Q16: (path, raw) =>
+    simple(
+      '',
+      [],
+      'order by (select count(*) from posts p where p.user_id = u.id and p.deleted_at is null) desc, u.id desc',
+      path,
+      raw,
+    ),
   // Read-one: the record itself.
   Q12: async () => {
     const [row] = await db.query(`select ${COLUMNS} from users u where u.id = ? and u.deleted_at is null`, [

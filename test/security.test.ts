@@ -9,6 +9,7 @@ import type { UserRow } from './support/fixture.js';
 import { snapshot, useService } from './support/service.js';
 import {
   type Claims,
+  type CommentRow,
   insertTenancyRows,
   type PostRow,
   tenantOf,
@@ -142,6 +143,7 @@ const endpoints = [
     resource: 'comments',
     allowedFilters: ['*', 'post.title', 'post.author.name', 'author.name'],
     allowedIncludes: ['post.author', 'author'],
+    allowedSorts: ['post.score', 'post.author.score'],
     allowedSearch: ['body', 'post.title', 'author.name'],
     allowAll: 'unlimited',
     actions: ['list', 'read', 'create', 'update'],
@@ -166,6 +168,7 @@ const endpoints = [
     allowedFilters: ['*', 'users.name'],
     allowedIncludes: ['users', 'permissions'],
     allowedCounts: ['users'],
+    allowedSorts: ['users_count'],
     access: { list: identified },
   }),
   // Open to anyone (no rules): an anonymous context reaches the scopes, which must give it nothing.
@@ -814,6 +817,51 @@ for (const dialect of dialects) {
           );
           const departments = await read(who, '/api/departments?count=users');
           expect(departments.data).toMatchObject([{ id: tenantOfWho[who], users_count: view.users.length }]);
+        }
+      });
+
+      it('through sorts by a relation: a hidden related record sorts as none, a count counts only the tenant', async () => {
+        type Value = number | null;
+        /** Ascending by `value`, NULL first, ties by id descending: the service's order. */
+        const order = (rows: readonly Row[], value: (row: Row) => Value, sign: 1 | -1) =>
+          [...rows]
+            .sort((a, b) => {
+              const x = value(a);
+              const y = value(b);
+              if (x === y) return b.id - a.id;
+              if (x === null) return -sign;
+              if (y === null) return sign;
+              return (x < y ? -1 : 1) * sign;
+            })
+            .map((row) => row.id);
+        for (const who of ['other', 'editor'] as const) {
+          const view = tenantView(tenantOfWho[who]);
+          const postScore = (posts: View['posts']) => (comment: Row) =>
+            posts.find((post) => post.id === (comment as CommentRow).post_id)?.score ?? null;
+          for (const [sort, sign] of [
+            ['post.score', 1],
+            ['-post.score', -1],
+          ] as const) {
+            const comments = await read(who, `/api/comments?all=true&sort=${sort}`);
+            expect(ids(comments), `${who} ${sort}`).toEqual(
+              order(view.comments, postScore(view.posts), sign),
+            );
+            if (who === 'other')
+              expect(ids(comments)).not.toEqual(order(view.comments, postScore(unscopedView.posts), sign));
+            const walked: number[] = [];
+            let url: string | null = `/api/comments?pagination=cursor&per_page=2&sort=${sort}`;
+            while (url) {
+              const page = await read(who, url.replace(/^https?:\/\/[^/]+/, ''));
+              walked.push(...ids(page));
+              url = page.next_page_url;
+            }
+            expect(walked, `${who} ${sort} by cursor`).toEqual(ids(comments));
+          }
+          const usersOf = (users: View['users']) => (role: Row) =>
+            users.filter((user) => roleIds(user.id).includes(role.id)).length;
+          const roles = await read(who, '/api/roles?sort=-users_count');
+          expect(ids(roles), who).toEqual(order(world.roles, usersOf(view.users), -1));
+          expect(roles.data.every((role: Record<string, unknown>) => !('users_count' in role))).toBe(true);
         }
       });
 

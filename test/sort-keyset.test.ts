@@ -6,6 +6,7 @@ import { buildService } from '../src/server/standalone.js';
 import type { DialectName } from '../src/sql/dialect.js';
 import { dialects } from './support/databases.js';
 import { insertUsers, type UserRow, users } from './support/fixture.js';
+import { idsOf, pagesBothWays, pathOf, walkPages } from './support/pages.js';
 import { type TestService, useService } from './support/service.js';
 import { counter } from './support/statements.js';
 
@@ -86,22 +87,6 @@ const sorts = [
   '-birthday,-created_at',
 ];
 
-const path = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
-const idsOf = (body: { data: Rec[] } | Rec[]) =>
-  (Array.isArray(body) ? body : body.data).map((record) => record.id as number);
-
-async function walkPages(svc: TestService, first: string): Promise<number[]> {
-  const seen: number[] = [];
-  let url: string | null = first;
-  while (url) {
-    const res = await svc.get(path(url));
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    seen.push(...idsOf(res.body));
-    url = res.body.next_page_url;
-  }
-  return seen;
-}
-
 /**
  * The SQL of a cursor's second page for `sort`, lower case, without the soft-delete condition: what
  * remains of `is null` and `nulls` is the keyset's and the ORDER BY's.
@@ -114,7 +99,7 @@ async function secondPageSql(svc: TestService, sort: string, config: Partial<Ser
     config: { resources, endpoints: [endpoint], ...config },
     connection: count.connection,
   });
-  const res = await app.inject({ url: path(first.body.next_page_url) });
+  const res = await app.inject({ url: pathOf(first.body.next_page_url) });
   await app.close();
   expect(res.statusCode, res.body).toBe(200);
   return count.sql
@@ -162,24 +147,11 @@ for (const dialect of dialects) {
 
     it('walks back with prev cursors through the same pages', async () => {
       for (const sort of sorts) {
-        const pages: number[][] = [];
-        let url: string | null = `/api/sorted?pagination=cursor&per_page=4&sort=${sort}`;
-        let last: Rec = {};
-        while (url) {
-          const res = await svc.get(path(url));
-          pages.push(idsOf(res.body));
-          last = res.body;
-          url = res.body.next_page_url;
-        }
-        const back: number[][] = [pages[pages.length - 1] as number[]];
-        let prev = last.prev_page_url as string | null;
-        while (prev) {
-          const res = await svc.get(path(prev));
-          expect(res.status).toBe(200);
-          back.unshift(idsOf(res.body));
-          prev = res.body.prev_page_url;
-        }
-        expect(back, sort).toEqual(pages);
+        const { forwards, backwards } = await pagesBothWays(
+          svc,
+          `/api/sorted?pagination=cursor&per_page=4&sort=${sort}`,
+        );
+        expect(backwards, sort).toEqual(forwards);
       }
     });
 
@@ -236,7 +208,7 @@ for (const dialect of dialects) {
       let url: string | null = '/api/sorted?pagination=cursor&per_page=3&sort=-birthday';
       while (url) {
         const body: { data: Rec[]; next_page_url: string | null } = (
-          await app.inject({ url: path(url) })
+          await app.inject({ url: pathOf(url) })
         ).json();
         walked.push(...idsOf(body));
         url = body.next_page_url;
@@ -263,7 +235,7 @@ for (const dialect of dialects) {
         let url: string | null = `/api/sorted?pagination=cursor&per_page=4&sort=${sort}`;
         let page = 0;
         while (url) {
-          const res = await svc.get(path(url));
+          const res = await svc.get(pathOf(url));
           expect(res.status).toBe(200);
           seen.push(...idsOf(res.body));
           url = res.body.next_page_url;

@@ -26,7 +26,16 @@ export const endpoints = [
     ],
     allowedIncludes: ['roles.permissions', 'department', 'profile', 'posts.comments'],
     allowedCounts: ['posts', 'roles', 'comments'],
-    allowedSorts: ['name', 'email', 'score', 'balance', 'birthday', 'created_at'],
+    allowedSorts: [
+      'name',
+      'email',
+      'score',
+      'balance',
+      'birthday',
+      'created_at',
+      'department.name',
+      'posts_count',
+    ],
     allowedSearch: ['name', 'email', 'department.name'],
     allowAll: 1000,
     // Anyone may list and read; only an editor's token may write.
@@ -132,7 +141,7 @@ export const endpoints = [
     defaultFilters: { status: 'published' },
     allowedIncludes: ['author', 'comments.author'],
     allowedCounts: ['comments'],
-    allowedSorts: ['title', 'score', 'published_at', 'created_at'],
+    allowedSorts: ['title', 'score', 'published_at', 'created_at', 'author.name', 'comments_count'],
     allowedSearch: ['title', 'body', 'author.name'],
     defaultSort: '-created_at',
     // Anyone may list and read; only an editor's token may write.

@@ -199,7 +199,7 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
 
     const include = [...endpoint.allowedIncludes];
     const count = [...endpoint.allowedCounts.keys()];
-    const sort = [...endpoint.allowedSorts].flatMap((column) => [column, `-${column}`]);
+    const sort = [...endpoint.allowedSorts.keys()].flatMap((column) => [column, `-${column}`]);
     resources[endpoint.path] = {
       list: listPath,
       records: formPath,
@@ -290,7 +290,15 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
         parameters: [
           ...(document.table.filters.length > 0 ? [filterParam] : []),
           ...shapeParams,
-          ...(sort.length > 0 ? [csv('sort', sort, 'Order: a column ascending, -column descending.')] : []),
+          ...(sort.length > 0
+            ? [
+                csv(
+                  'sort',
+                  sort,
+                  'Order: a name ascending, -name descending; names are columns, columns of to-one relations (department.name) and relation counts (posts_count).',
+                ),
+              ]
+            : []),
           ...(endpoint.searchTargets.length > 0
             ? [
                 page(

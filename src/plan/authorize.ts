@@ -188,7 +188,8 @@ function fieldSets(
   const columns = answered && [
     ...new Set([
       ...answered,
-      ...sort.map((term) => term.column),
+      // A relation's value is read by the statement's joins or sub-query, not as a column.
+      ...sort.flatMap((term) => (term.through ? [] : [term.name])),
       ...includes.map((node) => node.relation.parentKey),
     ]),
   ];
@@ -258,18 +259,15 @@ function sortTerms(endpoint: CompiledEndpoint, text: string | undefined, errors:
   const requested =
     text === undefined || text === ''
       ? [...endpoint.defaultSort]
-      : parseSort(
-          text,
-          (column) => endpoint.allowedSorts.has(column),
-          (message) =>
-            errors.add(
-              'sort',
-              `${message} Allowed sorts: ${[...endpoint.allowedSorts].join(', ') || 'none'}; prefix with - for descending.`,
-            ),
+      : parseSort(text, endpoint.allowedSorts, (message) =>
+          errors.add(
+            'sort',
+            `${message} Allowed sorts: ${[...endpoint.allowedSorts.keys()].join(', ') || 'none'}; prefix with - for descending.`,
+          ),
         );
   // The primary key as the last terms makes the order total, so pages never repeat or skip rows.
   for (const key of endpoint.resource.keyColumns)
-    if (!requested.some((term) => term.column === key)) requested.push({ column: key, direction: 'desc' });
+    if (!requested.some((term) => term.name === key)) requested.push({ name: key, direction: 'desc' });
   return requested;
 }
 

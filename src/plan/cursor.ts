@@ -1,10 +1,10 @@
 import type { ResolvedResource } from '../resource/registry.js';
-import type { Cursor, CursorValue, SortTerm } from './list-plan.js';
+import { type Cursor, type CursorValue, type SortTerm, sortNullable } from './list-plan.js';
 import { coerceForColumn } from './values.js';
 
 /** The sort a cursor was made for, as `sort` syntax: a cursor is valid only for the same order. */
 export function sortSignature(sort: readonly SortTerm[]): string {
-  return sort.map((term) => `${term.direction === 'desc' ? '-' : ''}${term.column}`).join(',');
+  return sort.map((term) => `${term.direction === 'desc' ? '-' : ''}${term.name}`).join(',');
 }
 
 const MALFORMED = 'The cursor is malformed: use the next_cursor or prev_cursor of a previous response.';
@@ -55,11 +55,20 @@ export function checkCursorValues(
   const invalid = MALFORMED;
   for (const [i, term] of sort.entries()) {
     const value = cursor.values[i];
-    const column = resource.columns.get(term.column);
+    if (term.through?.kind === 'count') {
+      // As the driver gave it: a number, or a bigint's digits.
+      const whole =
+        typeof value === 'number'
+          ? Number.isSafeInteger(value) && value >= 0
+          : /^\d{1,15}$/.test(String(value));
+      if (value === null || typeof value === 'boolean' || !whole) return invalid;
+      continue;
+    }
+    const column = term.through ? term.through.column : resource.columns.get(term.name);
     if (!column) return invalid;
     if (value === null || value === undefined) {
       // A NOT NULL column (the primary key among them) never gave a cursor a NULL.
-      if (!column.nullable) return invalid;
+      if (!sortNullable(term, resource)) return invalid;
       continue;
     }
     if (column.type === 'boolean') {

@@ -5,7 +5,7 @@ import type { FieldInput, RawValue } from '../request/list-request.js';
 import type { Action, AllLimit, EndpointPolicy, TotalStrategy } from '../resource/policy.js';
 import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type { CustomFilterCallback, DefaultFilterValue } from '../resource/types.js';
-import type { FieldTarget, SortTerm } from './list-plan.js';
+import type { FieldTarget, SortTerm, SortThrough } from './list-plan.js';
 import { relationPath, resolvePath } from './paths.js';
 
 /** An endpoint policy prepared once at start-up: lookups by name, defaults parsed, limits merged. */
@@ -27,7 +27,10 @@ export interface CompiledEndpoint {
   readonly defaultFilters: readonly FieldInput[];
   /** Default filters whose value is a function of the request's context (`defaultsFor`). */
   readonly contextDefaults: readonly ContextDefault[];
-  readonly allowedSorts: ReadonlySet<string>;
+  /**
+   * What `sort` may name: a column (undefined), a to-one path or a relation count (how it is reached).
+   */
+  readonly allowedSorts: ReadonlyMap<string, SortThrough | undefined>;
   readonly defaultSort: readonly SortTerm[];
   readonly perPage: { readonly default: number; readonly max: number };
   /** Include paths a client may ask for: each configured path and its prefixes. */
@@ -186,10 +189,10 @@ function rawFromDefault(value: DefaultFilterValue): RawValue {
   );
 }
 
-/** `-created_at,name` → sort terms; unknown names are reported through `onUnknown`. */
+/** `-created_at,name` → sort terms; names `allowed` does not hold are reported through `onError`. */
 export function parseSort(
   text: string,
-  isAllowed: (column: string) => boolean,
+  allowed: ReadonlyMap<string, SortThrough | undefined>,
   onError: (message: string) => void,
 ): SortTerm[] {
   const terms: SortTerm[] = [];
@@ -198,15 +201,70 @@ export function parseSort(
     const part = written.trim().replace(/^\+/, '');
     if (part === '') continue;
     const descending = part.startsWith('-');
-    const column = descending ? part.slice(1) : part;
-    if (!isAllowed(column)) {
-      onError(`Sorting by "${column}" is not allowed.`);
+    const name = descending ? part.slice(1) : part;
+    if (!allowed.has(name)) {
+      onError(`Sorting by "${name}" is not allowed.`);
       continue;
     }
-    if (!terms.some((term) => term.column === column))
-      terms.push({ column, direction: descending ? 'desc' : 'asc' });
+    if (terms.some((term) => term.name === name)) continue;
+    const through = allowed.get(name);
+    terms.push({ name, direction: descending ? 'desc' : 'asc', ...(through && { through }) });
   }
   return terms;
+}
+
+const COUNT_SUFFIX = '_count';
+
+/** The kinds no sort applies to, as messages name them. */
+const unorderedKinds = columnTypes.filter((type) => !kinds[type].ordered).join(', ');
+
+/**
+ * What a sort name reaches, or why it cannot be sorted by: a visible column of an ordered kind; a
+ * relation's count the endpoint allows (`<relation>_count`); a column of an ordered kind at the end of
+ * relations that each match at most one record — joined on the related table's primary key, so a
+ * record is never repeated (a `hasOne` whose foreign key is not the related key may match several).
+ */
+function sortTarget(
+  resource: ResolvedResource,
+  name: string,
+  counts: ReadonlyMap<string, ResolvedRelation>,
+): { through: SortThrough | undefined } | string {
+  const column = resource.columns.get(name);
+  if (column && !column.hidden)
+    return kinds[column.type].ordered
+      ? { through: undefined }
+      : `the column "${name}" is of a kind no sort applies to (${unorderedKinds})`;
+  if (name.endsWith(COUNT_SUFFIX) && resource.relations.has(name.slice(0, -COUNT_SUFFIX.length))) {
+    const relation = counts.get(name.slice(0, -COUNT_SUFFIX.length));
+    return relation
+      ? { through: { kind: 'count', relation } }
+      : `"${name}" counts a relation that is not in allowedCounts`;
+  }
+  const path = name.includes('.') ? resolvePath(resource, name) : undefined;
+  if (!path || path.target.hops.length === 0 || path.target.jsonPath)
+    return `"${name}" is neither a visible column, a relation's column, nor an allowed <relation>_count`;
+  const many = path.target.hops.find((hop) => hop.pivot || hop.childKey !== hop.target.primaryKey);
+  if (many)
+    return `the relation "${many.name}" may match several ${many.target.name} records per record (only relations joined on the related primary key, like belongsTo, can be sorted through)`;
+  if (!kinds[path.column.type].ordered)
+    return `the column "${name}" is of a kind no sort applies to (${unorderedKinds})`;
+  return { through: { kind: 'path', hops: path.target.hops, column: path.column } };
+}
+
+/** `allowedSorts` checked against the definitions: each name and how its value is reached. */
+function compileSorts(
+  resource: ResolvedResource,
+  names: readonly string[],
+  counts: ReadonlyMap<string, ResolvedRelation>,
+  where: string,
+): Map<string, SortThrough | undefined> {
+  const sorts = new Map<string, SortThrough | undefined>();
+  for (const name of names) {
+    const target = sortTarget(resource, name, counts);
+    if (typeof target === 'string') throw new ConfigurationError(`${where}: allowedSorts: ${target}.`);
+    sorts.set(name, target.through);
+  }
+  return sorts;
 }
 
 function compileAllowAll(limit: AllLimit | undefined, where: string): AllLimit | undefined {
@@ -234,9 +292,6 @@ function compileTimeout(ms: number | undefined, where: string): number {
     throw new ConfigurationError(`${where}: timeoutMs must be a whole number of milliseconds, at least 1.`);
   return ms;
 }
-
-/** The kinds no sort applies to, as messages name them. */
-const unorderedKinds = columnTypes.filter((type) => !kinds[type].ordered).join(', ');
 
 export function compileEndpoint(
   policy: EndpointPolicy,
@@ -275,19 +330,15 @@ export function compileEndpoint(
       exactFilters.add(entry);
     }
   }
-  const visible = (column: string) => {
-    const found = resource.columns.get(column);
-    return found !== undefined && !found.hidden && kinds[found.type].ordered;
-  };
-  for (const column of policy.allowedSorts ?? [])
-    if (!visible(column))
-      throw new ConfigurationError(
-        `${where}: allowedSorts names unknown (or unordered: ${unorderedKinds}) column "${column}".`,
-      );
-  const allowedSorts = new Set(policy.allowedSorts ?? []);
+  const allowedCounts = compileCounts(resource, policy.allowedCounts ?? [], where);
+  const allowedSorts = compileSorts(resource, policy.allowedSorts ?? [], allowedCounts, where);
+  // The default order may use any visible column of an ordered kind, allowed to clients or not.
+  const ordered = new Map(allowedSorts);
+  for (const column of resource.visibleColumns)
+    if (kinds[column.type].ordered) ordered.set(column.name, undefined);
   const defaultSort = parseSort(
     policy.defaultSort ?? resource.keyColumns.map((key) => `-${key}`).join(','),
-    visible,
+    ordered,
     (message) => {
       throw new ConfigurationError(`${where}: defaultSort: ${message}`);
     },
@@ -319,7 +370,7 @@ export function compileEndpoint(
     perPage,
     allowedIncludes: includes,
     allowedFields: compileFields(resource, includes, policy.allowedFields, where),
-    allowedCounts: compileCounts(resource, policy.allowedCounts ?? [], where),
+    allowedCounts,
     searchTargets: compileSearch(resource, policy.allowedSearch ?? [], where),
     allowAll: compileAllowAll(policy.allowAll, where),
     total: compileTotal(policy.total, where),

@@ -1,5 +1,5 @@
 import type { RawValue } from '../request/list-request.js';
-import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
+import type { ResolvedColumn, ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type {
   BooleanStorage,
   ColumnType,
@@ -79,9 +79,34 @@ export type FilterNode<V extends PlanValues = ClientValues> =
     };
 
 export interface SortTerm {
-  readonly column: string;
+  /** As `sort` names it: a column of the records, a to-one path (`department.name`), or `<relation>_count`. */
+  readonly name: string;
   readonly direction: 'asc' | 'desc';
+  /** How a term that is not a column of the records is reached (`SortThrough`); undefined for a column. */
+  readonly through?: SortThrough;
 }
+
+/**
+ * A sort on something else than the records' own columns: a column of a to-one relation, reached by
+ * LEFT JOINs on the related keys (a missing or hidden related record sorts as NULL), or a relation's
+ * count, with the same scopes as `count=`.
+ */
+export type SortThrough =
+  | { readonly kind: 'path'; readonly hops: readonly ResolvedRelation[]; readonly column: ResolvedColumn }
+  | { readonly kind: 'count'; readonly relation: ResolvedRelation };
+
+/**
+ * The name a sort term's value has in a row: a column's own, a count's `<relation>_count` (the name
+ * `count=` answers it by), a path's `__sort_<i>` (its place in the sort). A cursor reads it from there.
+ */
+export const sortAlias = (term: SortTerm, index: number): string =>
+  term.through?.kind === 'path' ? `__sort_${index}` : term.name;
+
+/** Whether a sort term's value can be NULL: a path's can (no related record, or one hidden from this request). */
+export const sortNullable = (term: SortTerm, resource: ResolvedResource): boolean => {
+  if (term.through) return term.through.kind === 'path';
+  return resource.columns.get(term.name)?.nullable !== false;
+};
 
 /** A relation to load with the records, and the relations to load with its records. */
 export interface IncludeNode {

@@ -94,6 +94,7 @@ export function buildSchemaDocument(
           [...names],
         ]),
       ),
+      sorts: [...endpoint.allowedSorts.keys()],
     },
     form: {
       id: formId,

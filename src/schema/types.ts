@@ -36,6 +36,11 @@ export interface SchemaDocument {
      * include path for an included relation's (`allowedFields`, or every visible column).
      */
     fields: Record<string, string[]>;
+    /**
+     * Every name `sort` takes (`allowedSorts`): the columns marked `sortable`, and the columns of to-one
+     * relations (`department.name`) and relation counts (`posts_count`) no column of the table shows.
+     */
+    sorts: string[];
   };
   form: {
     id: string;

@@ -1,11 +1,19 @@
-import { type Expression, type SqlBool, sql } from 'kysely';
-import type { QueryShape, SortTerm } from '../plan/list-plan.js';
+import { type Expression, expressionBuilder, type SqlBool, sql } from 'kysely';
+import { type QueryShape, type SortTerm, sortAlias, sortNullable } from '../plan/list-plan.js';
 import type { EndpointPolicy } from '../resource/policy.js';
+import type { ResolvedRelation } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
-import { ConditionCompiler, endpointConditions } from './conditions.js';
+import { ConditionCompiler, endpointConditions, resourceConditions } from './conditions.js';
 import type { DynamicDb, DynamicSelect, SqlDialect } from './dialect.js';
-import { type Branch, keysetBranches, keysetCondition, keysetGroups, oneRange } from './keyset.js';
-import { visibleSelection } from './selection.js';
+import {
+  type Branch,
+  keysetBranches,
+  keysetCondition,
+  keysetGroups,
+  oneRange,
+  type SortOperand,
+} from './keyset.js';
+import { selectedColumn, visibleSelection } from './selection.js';
 import { param, type SlotRowsOptions, type SlotValues } from './slots.js';
 
 type Eb = DynamicExpressionBuilder;
@@ -14,6 +22,13 @@ type Bool = Expression<SqlBool>;
 const BASE = 't0';
 /** The alias of a branched keyset page's union (`branchedRows`). */
 const PAGE = 'page';
+
+/** One LEFT JOIN of a sort's relation path: `relation` from the table aliased `from`. */
+interface SortJoin {
+  readonly relation: ResolvedRelation;
+  readonly from: string;
+  readonly alias: string;
+}
 
 const flip = (term: SortTerm): SortTerm => ({
   ...term,
@@ -27,6 +42,8 @@ const flip = (term: SortTerm): SortTerm => ({
  */
 export class ListCompiler {
   private readonly conditions: ConditionCompiler;
+  /** The LEFT JOINs the sort's relation paths need, by relation path, each once. */
+  private readonly joins = new Map<string, SortJoin>();
 
   constructor(
     private readonly db: DynamicDb,
@@ -37,6 +54,20 @@ export class ListCompiler {
     private readonly ctx: unknown,
   ) {
     this.conditions = new ConditionCompiler(dialect, ctx);
+    for (const term of plan.sort) {
+      if (term.through?.kind !== 'path') continue;
+      let from = BASE;
+      let path = '';
+      for (const relation of term.through.hops) {
+        path = path ? `${path}.${relation.name}` : relation.name;
+        let join = this.joins.get(path);
+        if (!join) {
+          join = { relation, from, alias: `s${this.joins.size + 1}` };
+          this.joins.set(path, join);
+        }
+        from = join.alias;
+      }
+    }
   }
 
   /** FROM and WHERE, shared by the count and the page queries. */
@@ -78,7 +109,13 @@ export class ListCompiler {
   rowsQuery(options: SlotRowsOptions): DynamicSelect {
     const sort = options.reverse ? this.plan.sort.map(flip) : this.plan.sort;
     const groups = options.after
-      ? keysetGroups(this.dialect, sort, options.after, BASE, (column) => this.nullable(column))
+      ? keysetGroups(
+          this.dialect,
+          sort,
+          options.after,
+          (term) => this.operand(term),
+          (term) => sortNullable(term, this.plan.resource),
+        )
       : undefined;
     if (groups && !oneRange(groups)) {
       const branches = keysetBranches(groups);
@@ -93,26 +130,69 @@ export class ListCompiler {
     return query;
   }
 
-  /** The filtered records' visible columns and requested counts, unordered. */
+  /**
+   * The filtered records' visible columns and requested counts, unordered; with what a sort through
+   * relations needs: the LEFT JOINs of its paths, and the values a cursor continues from.
+   */
   private selection(): DynamicSelect {
-    const { resource, counts, columns } = this.plan;
-    let query = this.filtered().select(visibleSelection(resource, BASE, this.dialect, columns));
+    const { resource, counts, columns, sort } = this.plan;
+    let query = this.filtered();
+    for (const { relation, from, alias } of this.joins.values())
+      query = query.leftJoin(`${relation.target.table} as ${alias}`, (on) => {
+        const keyed = on.onRef(`${alias}.${relation.childKey}`, '=', `${from}.${relation.parentKey}`);
+        // A related record this request may not see sorts as none: its value must not show in the order.
+        const hidden = resourceConditions(expressionBuilder(), relation.target, alias, this.ctx);
+        return hidden.length > 0 ? keyed.on((eb) => eb.and(hidden)) : keyed;
+      });
+    query = query.select(visibleSelection(resource, BASE, this.dialect, columns));
     for (const relation of counts)
-      query = query.select((eb) =>
-        this.conditions
-          .relationFrom(eb, relation, BASE)
-          .query.select((inner) => inner.fn.countAll().as('n'))
-          .as(`${relation.name}_count`),
-      );
+      query = query.select((eb) => this.counted(eb, relation).as(`${relation.name}_count`));
+    for (const [i, term] of sort.entries()) {
+      const { through } = term;
+      if (through?.kind === 'path')
+        query = query.select(
+          selectedColumn(through.column, this.joinOf(through.hops), this.dialect, sortAlias(term, i)),
+        );
+      else if (through?.kind === 'count' && !counts.includes(through.relation))
+        query = query.select((eb) => this.counted(eb, through.relation).as(sortAlias(term, i)));
+    }
     return query;
   }
 
-  /** ORDER BY the sort's columns under `alias`; NULLS FIRST/LAST only where NULL can occur. */
+  /** A relation's record count per record, with the related resource's scopes (as `count=` answers it). */
+  private counted(eb: Eb, relation: ResolvedRelation) {
+    return this.conditions
+      .relationFrom(eb, relation, BASE)
+      .query.select((inner) => inner.fn.countAll().as('n'));
+  }
+
+  /**
+   * What a sort term orders and compares by in the records' statement: a column of the records, a
+   * joined column, or a relation's count (a sub-query: ORDER BY names its selected value, a cursor's
+   * comparison repeats it, as WHERE cannot name a selected value).
+   */
+  private operand(term: SortTerm): SortOperand {
+    const { through } = term;
+    if (!through) return `${BASE}.${term.name}`;
+    if (through.kind === 'path') return `${this.joinOf(through.hops)}.${through.column.name}`;
+    return (eb) => this.counted(eb, through.relation);
+  }
+
+  /**
+   * ORDER BY the sort's terms (under `alias` when it is not the records' own, a union of pages that
+   * holds each term's value by its `sortAlias`); NULLS FIRST/LAST only where NULL can occur.
+   */
   private ordered(query: DynamicSelect, sort: readonly SortTerm[], alias: string): DynamicSelect {
-    for (const term of sort) {
+    for (const [i, term] of sort.entries()) {
       // The plain order is the one an index serves; a NOT NULL column never needs more.
-      const nulls = this.dialect.nullsSortLargest && this.nullable(term.column);
-      query = query.orderBy(`${alias}.${term.column}`, (ob) => {
+      const nulls = this.dialect.nullsSortLargest && sortNullable(term, this.plan.resource);
+      const by =
+        alias !== BASE
+          ? `${alias}.${sortAlias(term, i)}`
+          : term.through?.kind === 'count'
+            ? sql.ref(sortAlias(term, i))
+            : (this.operand(term) as string);
+      query = query.orderBy(by, (ob) => {
         const ordered = term.direction === 'asc' ? ob.asc() : ob.desc();
         if (!nulls) return ordered;
         return term.direction === 'asc' ? ordered.nullsFirst() : ordered.nullsLast();
@@ -147,8 +227,8 @@ export class ListCompiler {
     return query;
   }
 
-  /** Whether a sort column can hold NULL: ORDER BY and the keyset conditions must agree on it. */
-  private nullable(column: string): boolean {
-    return this.plan.resource.columns.get(column)?.nullable !== false;
+  /** The alias of the last table a path's relations join (`selection`'s LEFT JOINs). */
+  private joinOf(hops: readonly ResolvedRelation[]): string {
+    return (this.joins.get(hops.map((hop) => hop.name).join('.')) as SortJoin).alias;
   }
 }

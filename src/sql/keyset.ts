@@ -7,9 +7,15 @@ import { type Param, param, type Slot } from './slots.js';
 type Eb = DynamicExpressionBuilder;
 type Bool = Expression<SqlBool>;
 
-/** One sort column in a keyset condition, with the cursor's value for it (null: the row's was NULL). */
+/**
+ * What a sort term compares: a column reference (`t0.name`), or an expression built where it is used (a
+ * relation's count, a sub-query each comparison repeats).
+ */
+export type SortOperand = string | ((eb: Eb) => Expression<unknown>);
+
+/** One sort term in a keyset condition, with the cursor's value for it (null: the row's was NULL). */
 interface KeysetTerm {
-  readonly column: string;
+  readonly operand: SortOperand;
   readonly value: Param | null;
   readonly nullable: boolean;
 }
@@ -30,14 +36,14 @@ export type Branch = (eb: Eb) => Bool[];
 
 /**
  * The sort terms with the cursor's values, grouped as one keyset comparison each (see
- * `keysetCondition`): each term's column under `alias`, `nullable` telling which can hold NULL.
+ * `keysetCondition`): `operand` tells what each term compares, `nullable` which can hold NULL.
  */
 export function keysetGroups(
   dialect: SqlDialect,
   sort: readonly SortTerm[],
   slots: readonly Slot<CursorValue>[],
-  alias: string,
-  nullable: (column: string) => boolean,
+  operand: (term: SortTerm) => SortOperand,
+  nullable: (term: SortTerm) => boolean,
 ): KeysetGroup[] {
   const groups: KeysetGroup[] = [];
   for (const [i, term] of sort.entries()) {
@@ -46,7 +52,7 @@ export function keysetGroups(
       slot === undefined || slot.cls === 'null'
         ? null
         : param(slot, (stored) => (typeof stored === 'boolean' ? dialect.bindBoolean(stored) : stored));
-    const item = { column: `${alias}.${term.column}`, value, nullable: nullable(term.column) };
+    const item = { operand: operand(term), value, nullable: nullable(term) };
     const last = groups[groups.length - 1];
     const plain = !item.nullable && value !== null;
     if (dialect.rowValueKeyset && plain && last?.plain && last.direction === term.direction)
@@ -133,13 +139,13 @@ function compare(eb: Eb, { direction, terms }: KeysetGroup): { after: Bool[]; eq
   const strictly = direction === 'asc' ? '>' : '<';
   const from = direction === 'asc' ? '>=' : '<=';
   if (terms.length > 1) {
-    const columns = sql.join(terms.map((term) => eb.ref(term.column)));
+    const columns = sql.join(terms.map((term) => operandOf(eb, term.operand)));
     const values = sql.join(terms.map((term) => term.value));
     const row = (op: string) => sql<SqlBool>`(${columns}) ${sql.raw(op)} (${values})`;
     return { after: [row(strictly)], equal: row('='), bound: row(from) };
   }
-  const { column, value, nullable } = terms[0] as KeysetTerm;
-  const ref = eb.ref(column);
+  const { operand, value, nullable } = terms[0] as KeysetTerm;
+  const ref = operandOf(eb, operand);
   if (value === null)
     // Only NULL itself equals NULL; ascending, every value is after it; descending, none is.
     return { after: direction === 'asc' ? [eb(ref, 'is not', null)] : [], equal: eb(ref, 'is', null) };
@@ -148,3 +154,6 @@ function compare(eb: Eb, { direction, terms }: KeysetGroup): { after: Bool[]; eq
   // Ascending, NULLs are before any value, so `c > :c` and `c >= :c` leave them out as they should.
   return { after: [eb(ref, strictly, value)], equal, bound: eb(ref, from, value) };
 }
+
+const operandOf = (eb: Eb, operand: SortOperand): Expression<unknown> =>
+  typeof operand === 'string' ? eb.ref(operand) : operand(eb);

@@ -82,7 +82,7 @@ class Templater {
     const first = this.parts.length;
     this.mark('trashed', shape.withTrashed, 'where', shape.where.length);
     const where = shape.where.map((node) => this.node(node));
-    this.mark('sort', ...shape.sort.map((term) => `${term.column} ${term.direction}`));
+    this.mark('sort', ...shape.sort.map((term) => `${term.name} ${term.direction}`));
     this.mark('counts', ...shape.counts.map((relation) => relation.name));
     this.mark('columns', shape.columns?.join(',') ?? '*');
     const slotted = { ...shape, where };

@@ -1,5 +1,5 @@
 import { type AliasedRawBuilder, sql } from 'kysely';
-import type { ResolvedResource } from '../resource/registry.js';
+import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
 import type { SqlDialect } from './dialect.js';
 
 const cache = new WeakMap<ResolvedResource, Map<string, AliasedRawBuilder<unknown, string>[]>>();
@@ -17,10 +17,7 @@ export function visibleSelection(
   only?: readonly string[],
 ): AliasedRawBuilder<unknown, string>[] {
   const build = (columns: ResolvedResource['visibleColumns']) =>
-    columns.map((column) => {
-      const ref = sql.ref(`${alias}.${column.name}`);
-      return (dialect.kinds[column.type]?.select?.(ref, column) ?? ref).as(column.name);
-    });
+    columns.map((column) => selectedColumn(column, alias, dialect, column.name));
   // A subset is built each time: a client choosing its fields must not grow a cache without bound
   // (a list's statement is kept by its prepared shape anyway).
   if (only) return build(visibleColumnsOf(resource, new Set(only)));
@@ -36,6 +33,17 @@ export function visibleSelection(
     byAlias.set(key, refs);
   }
   return refs;
+}
+
+/** One column under `alias`, in the form the engine selects its kind in, named `as`. */
+export function selectedColumn(
+  column: ResolvedColumn,
+  alias: string,
+  dialect: SqlDialect,
+  as: string,
+): AliasedRawBuilder<unknown, string> {
+  const ref = sql.ref(`${alias}.${column.name}`);
+  return (dialect.kinds[column.type]?.select?.(ref, column) ?? ref).as(as);
 }
 
 /** The visible columns of a resource, in their order, or those of them in `wanted`. */

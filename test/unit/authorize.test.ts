@@ -344,11 +344,11 @@ describe('authorize', () => {
     it('sort terms end with the primary key', () => {
       const result = plan('users', 'sort=-score,name');
       expect(result.plan?.sort).toEqual([
-        { column: 'score', direction: 'desc' },
-        { column: 'name', direction: 'asc' },
-        { column: 'id', direction: 'desc' },
+        { name: 'score', direction: 'desc' },
+        { name: 'name', direction: 'asc' },
+        { name: 'id', direction: 'desc' },
       ]);
-      expect(plan('users', '').plan?.sort).toEqual([{ column: 'id', direction: 'desc' }]);
+      expect(plan('users', '').plan?.sort).toEqual([{ name: 'id', direction: 'desc' }]);
     });
 
     it('page mode defaults to page 1 of 15', () => {

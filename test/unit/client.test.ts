@@ -225,8 +225,8 @@ describe('buildListQuery', () => {
 
   it('writes cursor pagination with an opaque cursor', () => {
     const sort: SortTerm[] = [
-      { column: 'score', direction: 'desc' },
-      { column: 'id', direction: 'desc' },
+      { name: 'score', direction: 'desc' },
+      { name: 'id', direction: 'desc' },
     ];
     const cursor = encodeCursor(sort, { direction: 'next', values: [80, 12] });
     same(

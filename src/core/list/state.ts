@@ -1,7 +1,7 @@
 import { loadIncludes } from '../../load/includes.js';
 import { rowReader, subsetReader } from '../../load/row-reader.js';
 import type { CompiledEndpoint } from '../../plan/endpoint.js';
-import type { CursorValue, ListPlan } from '../../plan/list-plan.js';
+import { type CursorValue, type ListPlan, sortAlias } from '../../plan/list-plan.js';
 import type { ResourceRecord } from '../../resource/policy.js';
 import { reachesScope } from '../../resource/registry.js';
 import type { Connection, ReadOptions } from '../../sql/connect.js';
@@ -106,4 +106,4 @@ export const runIn =
 
 /** A row's values of the plan's sort columns: what a cursor (or the next stream batch) starts after. */
 export const sortValues = (plan: ListPlan, row: Row): CursorValue[] =>
-  plan.sort.map((term) => (row[term.column] ?? null) as CursorValue);
+  plan.sort.map((term, i) => (row[sortAlias(term, i)] ?? null) as CursorValue);
