@@ -282,8 +282,8 @@ const handlers: Record<string, Handler> = {
   // A to-one relation's column: the related table joined on its key (no row repeated), NULL last descending.
   Q15: (path, raw) =>
     simple(
-      '',
-      [],
+      ' and u.score >= ?',
+      [95],
       `order by d.name desc${db.nullsLast}, u.id desc`,
       path,
       raw,
@@ -292,8 +292,8 @@ const handlers: Record<string, Handler> = {
   // A relation's count: the same sub-query as count=posts, ordered by, not answered.
   Q16: (path, raw) =>
     simple(
-      '',
-      [],
+      ' and u.score >= ?',
+      [95],
       'order by (select count(*) from posts p where p.user_id = u.id and p.deleted_at is null) desc, u.id desc',
       path,
       raw,

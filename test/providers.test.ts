@@ -11,7 +11,7 @@ import { filterFromReactAdmin, reactAdminDataProvider } from '../src/providers/r
 import { filterFromRefine, RefineHttpError, refineDataProvider } from '../src/providers/refine.js';
 import type { EndpointPolicy } from '../src/resource/policy.js';
 import { dialects } from './support/databases.js';
-import { comments, type UserRow, userRoles, users } from './support/fixture.js';
+import { comments, departments, posts, type UserRow, userRoles, users } from './support/fixture.js';
 import { type RecordsContext, useRecordsService } from './support/records.js';
 
 type Rec = Record<string, unknown>;
@@ -159,6 +159,29 @@ for (const dialect of dialects) {
         const before = sent.length;
         await provider.update('users', { id: 3, data: { name: 'joanne Brown' }, previousData: one.data });
         expect(sent[before]?.headers?.['if-match']).toMatch(/^"/);
+      });
+
+      it('sorts by a relation and by a relation count, as any field', async () => {
+        const postsOf = (user: UserRow) =>
+          posts.filter((post) => post.user_id === user.id && post.deleted_at === null).length;
+        const byCount = await ra().getList('users', {
+          filter: {},
+          sort: { field: 'posts_count', order: 'DESC' },
+          pagination: { page: 1, perPage: 100 },
+        });
+        expect(ids(byCount.data)).toEqual(
+          ids([...live].sort((a, b) => postsOf(b) - postsOf(a) || b.id - a.id)),
+        );
+        const departmentOf = (user: UserRow) =>
+          departments.find((d) => d.id === user.department_id)?.name ?? '';
+        const byDepartment = await ra().getList('users', {
+          filter: {},
+          sort: { field: 'department.name', order: 'ASC' },
+          pagination: { page: 1, perPage: 100 },
+        });
+        expect(ids(byDepartment.data)).toEqual(
+          ids([...live].sort((a, b) => departmentOf(a).localeCompare(departmentOf(b)) || b.id - a.id)),
+        );
       });
 
       it('getOne, getMany (filter[id][in]) and getManyReference', async () => {
