@@ -254,7 +254,7 @@ for (const dialect of dialects)
       ]) {
         const json = await records(`/api/users?all=true&${query}`);
         const res = await ok(`/api/users?format=ndjson&${query}`);
-        expect(res.headers['content-type']).toBe('application/x-ndjson');
+        expect(res.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
         expect(res.headers['content-disposition']).toMatch(/filename="users-\d{4}-\d{2}-\d{2}\.ndjson"/);
         const lines = ndjson(res);
         expect(lines).toEqual(json.map((record) => JSON.stringify(record)));
@@ -295,7 +295,7 @@ for (const dialect of dialects)
       expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
       expect(csv.body).toBe((await ok('/api/users?format=csv&filter[status]=edge')).body);
       const lines = await ok('/api/users?filter[status]=edge', { accept: 'application/x-ndjson' });
-      expect(lines.headers['content-type']).toBe('application/x-ndjson');
+      expect(lines.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
       expect(ndjson(lines)).toHaveLength(edgeUsers.length);
       const preferred = await ok('/api/users?filter[status]=edge', {
         accept: 'application/json;q=0.5, text/csv',
@@ -317,7 +317,7 @@ for (const dialect of dialects)
       }
       // format= wins over Accept, both ways.
       const won = await ok('/api/users?format=ndjson&filter[status]=edge', { accept: 'text/csv' });
-      expect(won.headers['content-type']).toBe('application/x-ndjson');
+      expect(won.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
       // An endpoint without allowAll offers JSON only: Accept cannot choose what it does not offer.
       const paged = await ok('/api/users-paged?filter[status]=edge', { accept: 'text/csv' });
       expect(JSON.parse(paged.body).total).toBe(edgeUsers.length);

@@ -20,7 +20,8 @@ export interface RecordWriter {
 
 export const JSON_ARRAY_TYPE = 'application/json; charset=utf-8';
 export const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
-export const NDJSON_TYPE = 'application/x-ndjson';
+/** With its charset, as every host then sends it (Fastify adds one to a text body without). */
+export const NDJSON_TYPE = 'application/x-ndjson; charset=utf-8';
 
 /** The media type each export format is asked for by in `Accept`. */
 export const exportMediaTypes: Readonly<Record<ExportFormat, string>> = {
