@@ -135,7 +135,10 @@ describe.each(dialects)('typed client through HTTP (%s)', (dialect) => {
     // A query past LONG_QUERY goes in the body, with the same answer.
     const long = await client.users.export(
       {
-        filter: { status: 'active', name: { not_in: Array.from({ length: 50 }, (_, i) => `nobody-with-a-rather-long-name-${i}`) } },
+        filter: {
+          status: 'active',
+          name: { not_in: Array.from({ length: 50 }, (_, i) => `nobody-with-a-rather-long-name-${i}`) },
+        },
         sort: 'name',
         fields: { users: ['name'] },
       },
