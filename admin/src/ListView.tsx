@@ -449,7 +449,7 @@ function ExportAction({ list, query }: { list: string; query: ExportQuery }) {
         </a>
       )}
       {problem && (
-        <span className="error" role="alert" data-testid="export-problem">
+        <span className="export-problem" role="alert" data-testid="export-problem">
           {problem}
         </span>
       )}
