@@ -4,7 +4,7 @@ import { defineEndpoint } from '../src/resource/policy.js';
 import { dialects } from './support/databases.js';
 import { insertUsers, type UserRow } from './support/fixture.js';
 import type { InjectResponse } from './support/hosts.js';
-import { useService } from './support/service.js';
+import { serviceTargets, targetName, useService } from './support/service.js';
 
 /**
  * Exports: the same list answered as CSV or NDJSON (`format=csv`, `Accept: text/csv`…), every record
@@ -402,5 +402,46 @@ for (const dialect of dialects)
       }>`select count(*) as n from users where deleted_at is null`.execute(service.conn.db);
       const lines = ndjson(await ok('/api/users?format=ndjson&fields[users]=name'));
       expect(lines).toHaveLength(Number(counted.rows[0]?.n));
+    });
+  });
+
+/** Every host writes the same export: the core's headers, the streamed body as it comes. */
+for (const target of serviceTargets.filter(({ host }) => host !== 'standalone'))
+  describe(`exports through ${targetName(target)}`, () => {
+    const service = useService(
+      target.dialect,
+      'exports_hosts',
+      { endpoints, context: undefined },
+      target.host,
+    );
+
+    it('answers the same CSV and NDJSON, headers included, as the standalone server makes them', async () => {
+      for (const [query, type] of [
+        ['format=csv&include=department&count=posts&sort=name', 'text/csv; charset=utf-8; header=present'],
+        ['format=ndjson&include=roles', 'application/x-ndjson; charset=utf-8'],
+      ] as const) {
+        const res = await service.inject({ method: 'GET', url: `/api/users?${query}` });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.headers['content-type']).toBe(type);
+        expect(String(res.headers['content-disposition'])).toMatch(
+          /^attachment; filename="users-\d{4}-\d{2}-\d{2}\./,
+        );
+        expect(String(res.headers.vary)).toMatch(/\bAccept\b/);
+        const all = await service.inject({
+          method: 'GET',
+          url: `/api/users?${query.replace(/format=\w+/, 'all=true')}`,
+        });
+        const records = JSON.parse(all.body) as Data[];
+        expect(records.length).toBeGreaterThan(1);
+        if (query.startsWith('format=ndjson'))
+          expect(res.body).toBe(records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+        else
+          expect(
+            res.body
+              .split('\r\n')
+              .slice(1, -1)
+              .map((row) => Number(row.split(',')[0])),
+          ).toEqual(records.map((record) => record.id));
+      }
     });
   });
