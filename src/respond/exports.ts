@@ -92,11 +92,14 @@ const jsonCell = (value: unknown): Cell =>
 
 const toOne = (node: IncludeNode) => node.relation.kind === 'belongsTo' || node.relation.kind === 'hasOne';
 
-/** The cell writer of a column of a kind: numbers as they are, JSON as its text, the rest as text. */
+/**
+ * The cell writer of a column, by how its kind is shown in a table: numbers (integer, decimal, bigint,
+ * money) as they are, JSON (json, array) as its text, the rest as text.
+ */
 function cellOf(type: ResolvedResource['visibleColumns'][number]['type']): (value: unknown) => Cell {
-  const kind = kinds[type];
-  if (kind.table === 'number') return numberCell;
-  if (type === 'json') return jsonCell;
+  const { table } = kinds[type];
+  if (table === 'number') return numberCell;
+  if (table === 'json') return jsonCell;
   return textCell;
 }
 
@@ -153,7 +156,7 @@ export function csvColumns(plan: ListPlan): CsvColumn[] {
  * empty text are both an empty field (CSV has no NULL).
  *
  * Written by hand, not with csv-stringify: its per-field work (options looked up, several tests and
- * concatenations per field) made a 1,000,000-row export take 215 MB of peak RSS against 145 MB for
+ * concatenations per field) made a 1,000,000-row export take 215 MB of peak RSS against 141 MB for
  * these lines, over the stream's 150 MB budget (docs/benchmarks.md, "Exports").
  */
 const NEEDS_QUOTES = /[",\r\n]/;
