@@ -43,14 +43,25 @@ export function withVary(response: ServiceResponse, names: string): ServiceRespo
   return vary === response.headers.vary ? response : { ...response, headers: { ...response.headers, vary } };
 }
 
+/**
+ * Merged Vary values, by the pair merged. Both come from the service's own answers (never from a
+ * request), so there are a handful: a list's answer asks for the same merge on every request.
+ */
+const mergedVary = new Map<string, string>();
+
 function varyOf(existing: string | undefined, names: string): string {
   if (!existing) return names;
+  const key = `${existing}\n${names}`;
+  const known = mergedVary.get(key);
+  if (known !== undefined) return known;
   const have = new Set(existing.split(',').map((name) => name.trim().toLowerCase()));
   const added = names
     .split(',')
     .map((name) => name.trim())
     .filter((name) => !have.has(name.toLowerCase()));
-  return added.length === 0 ? existing : `${existing}, ${added.join(', ')}`;
+  const merged = added.length === 0 ? existing : `${existing}, ${added.join(', ')}`;
+  if (mergedVary.size < 64) mergedVary.set(key, merged);
+  return merged;
 }
 
 /** The methods of a read: QUERY is GET with its query in the body, as safe and as cacheable. */
