@@ -182,6 +182,11 @@ for (const dialect of dialects)
       expect(res.body).toContain(`\r\n106,"Quote ""me"", please",`);
       expect(res.body).toContain(`\r\n107,"Two\nlines",`);
       expect(res.body).toContain(`\r\n108,"Windows\r\nline",`);
+      // HEAD: the same headers, no body (the stream is not written).
+      const head = await service.inject({ method: 'HEAD', url: '/api/users?format=csv&filter[status]=edge' });
+      expect(head.statusCode).toBe(200);
+      expect(head.headers['content-disposition']).toBe(res.headers['content-disposition']);
+      expect(head.body).toBe('');
     });
 
     it('writes the header row even when no record matches', async () => {
