@@ -650,8 +650,13 @@ describe('CORS through the standalone server', () => {
     expect(ok.statusCode).toBe(200);
     expect(ok.headers['access-control-allow-origin']).toBe(APP);
     expect(ok.headers['access-control-allow-credentials']).toBe('true');
-    // A page's script reads a record's ETag (for If-Match) and a created record's Location.
-    expect(String(ok.headers['access-control-expose-headers']).split(/,\s*/)).toEqual(['ETag', 'Location']);
+    // A page's script reads a record's ETag (for If-Match), a created record's Location, and the name
+    // an export is saved under.
+    expect(String(ok.headers['access-control-expose-headers']).split(/,\s*/)).toEqual([
+      'ETag',
+      'Location',
+      'Content-Disposition',
+    ]);
     expect(ok.headers.etag).toBeDefined();
     // The browser can read the refusals too: a 401 for a bad token, a 403 for the viewer, a 422.
     const bad = await withCors.inject({

@@ -251,6 +251,25 @@ for (const dialect of dialects) {
       }
     });
 
+    it('exports every kind as a CSV cell: numbers untouched (a negative 64-bit one too), lists as JSON', async () => {
+      const res = await app.inject({ url: '/api/gadgets?format=csv&sort=id' });
+      expect(res.statusCode, res.body).toBe(200);
+      const names = Object.keys(columns);
+      const numbers = new Set(['big', 'price']);
+      const cell = (name: string, value: unknown): string => {
+        if (value === null || value === undefined) return '';
+        const text = Array.isArray(value) ? JSON.stringify(value) : String(value);
+        const safe = !numbers.has(name) && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+        return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+      };
+      expect(res.body).toBe(
+        [names, ...rows.map((row) => names.map((name) => cell(name, row[name as keyof Gadget])))]
+          .map((line) => `${line.join(',')}\r\n`)
+          .join(''),
+      );
+      expect(res.body).toContain(',-9007199254740995,');
+    });
+
     it('compares uuids by equality; other operators and malformed uuids are 422s keyed by the filter', async () => {
       const [first, second] = rows as [Gadget, Gadget];
       expect(await ids(`filter[id]=${first.id}`)).toEqual([first.id]);

@@ -224,6 +224,9 @@ for (const server of servers) {
         app.inject({ method: 'PATCH', url: '/api/users/1', payload: { score: 42 } }),
         app.inject({ url: '/api/users?count=posts&include=department' }),
         app.inject({ url: '/api/comments?all=true' }),
+        // An export's first batch is read before its answer starts: a 503, not a 200 cut short.
+        app.inject({ url: '/api/comments?format=csv' }),
+        app.inject({ url: '/api/comments', headers: { accept: 'application/x-ndjson' } }),
       ];
       const served = async () => (await app.inject({ url: '/api/users/1' })).statusCode === 200;
       // Connections in use a moment ago: each statement meets its deadline.

@@ -623,6 +623,42 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
       expect(String(param(key).description), key).toContain('all=true');
     }
   });
+
+  it('documents the exports where all=true is allowed, and answers them in the documented types', async () => {
+    for (const path of ['/api/users', '/api/users/query']) {
+      const get = operation(path, path.endsWith('/query') ? 'post' : 'get');
+      const ok = (get.responses as Json)['200'] as Json;
+      expect(Object.keys(ok.content as Json), path).toEqual([
+        'application/json',
+        'text/csv',
+        'application/x-ndjson',
+      ]);
+      expect(Object.keys(ok.headers as Json)).toEqual(
+        expect.arrayContaining(['Content-Disposition', 'Vary']),
+      );
+    }
+    const format = (operation('/api/users', 'get').parameters as Json[]).find(
+      (param) => param.name === 'format',
+    );
+    expect(format?.schema).toEqual({ enum: ['csv', 'ndjson'] });
+    // Posts allow no all=true: no export documented, and format is refused as the document says.
+    const posts = operation('/api/posts', 'get');
+    expect(Object.keys(((posts.responses as Json)['200'] as Json).content as Json)).toEqual([
+      'application/json',
+    ]);
+    expect((posts.parameters as Json[]).some((param) => param.name === 'format')).toBe(false);
+    const refused = await call({ url: '/api/posts?format=csv' }, '/api/posts', 422);
+    expect(Object.keys(refused.errors as Json)).toEqual(['format']);
+    for (const [query, type] of [
+      ['format=csv', 'text/csv; charset=utf-8; header=present'],
+      ['format=ndjson', 'application/x-ndjson; charset=utf-8'],
+    ] as const) {
+      const response = await service.inject({ url: `/api/users?${query}` });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.headers['content-type']).toBe(type);
+      expect(String(response.headers['content-disposition'])).toMatch(/^attachment; filename="users-/);
+    }
+  });
 });
 
 /** A fresh SQLite database with the demo's tables and no rows, for the suite; dropped after it. */

@@ -294,6 +294,38 @@ for (const dialect of dialects) {
         expect((await provider.getMany('users', { ids: [a, b, c] })).data).toEqual([]);
       });
 
+      it('exportList: every record of the filtered, sorted list, as the service writes CSV or NDJSON', async () => {
+        const params = {
+          filter: { status: ['active', 'inactive'], score_gte: 42 },
+          sort: { field: 'score', order: 'DESC' as const },
+        };
+        const listed = await ra().getList('users', { ...params, pagination: { page: 1, perPage: 100 } });
+        expect(listed.data.length).toBeGreaterThan(1);
+        const { sent, fetch } = watchedFetch();
+        const csv = await ra({ fetch }).exportList('users', params, 'csv');
+        expect(sent[0]?.url).toBe(
+          `${apiUrl}/users?filter[status][in][0]=active&filter[status][in][1]=inactive&filter[score][gte]=42&sort=-score&format=csv`,
+        );
+        expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="users-/);
+        const rows = (await csv.text()).split('\r\n').slice(1, -1);
+        expect(rows.map((row) => Number(row.split(',')[0]))).toEqual(ids(listed.data));
+        const lines = await ra().exportList(
+          'users',
+          { ...params, meta: { include: 'department' } },
+          'ndjson',
+        );
+        const records = (await lines.text())
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Rec);
+        expect(ids(records)).toEqual(ids(listed.data));
+        expect(records[0]).toHaveProperty('department');
+        // An endpoint without allowAll exports nothing: react-admin's HttpError with the service's message.
+        const refused = await failure(ra().exportList('posts', {}, 'csv'), HttpError);
+        expect(refused.status).toBe(422);
+        expect(refused.message).toMatch(/not enabled for this endpoint/);
+      });
+
       it('a viewer is refused (403) and the message says why', async () => {
         const provider = ra({ headers: () => ({ 'x-test-role': 'viewer' }) });
         const error = await failure(provider.create('users', { data: newUser('viewer') }), HttpError);
@@ -418,6 +450,21 @@ for (const dialect of dialects) {
         });
         expect(raPage.total).toBeUndefined();
         expect(raPage.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false });
+      });
+
+      it('exportList: every record of the filtered, sorted list, as the service writes CSV', async () => {
+        const params = {
+          resource: 'users',
+          filters: [{ field: 'score', operator: 'gte', value: 42 }] as CrudFilter[],
+          sorters: [{ field: 'score', order: 'desc' as const }],
+        };
+        const listed = await refine().getList({ ...params, pagination: { mode: 'off' } });
+        expect(listed.data.length).toBeGreaterThan(1);
+        const csv = await refine().exportList(params, 'csv');
+        const rows = (await csv.text()).split('\r\n').slice(1, -1);
+        expect(rows.map((row) => Number(row.split(',')[0]))).toEqual(ids(listed.data));
+        const refused = await failure(refine().exportList({ resource: 'posts' }, 'ndjson'), RefineHttpError);
+        expect(refused.statusCode).toBe(422);
       });
 
       it('refuses the operators it cannot express, before any request', async () => {

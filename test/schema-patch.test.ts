@@ -122,6 +122,13 @@ for (const target of serviceTargets) {
           else expect((await svc.get(`/api/${path}?sort=${column.key}`)).status).toBe(422);
         }
         expect(body.table.softDeletes.enabled).toBe((policy.allowedFilters ?? []).includes('trashed'));
+        // Exports: offered exactly where allowAll is set, with its maximum; each one offered answers.
+        expect(body.table.exports).toEqual(policy.allowAll === undefined ? [] : ['csv', 'ndjson']);
+        expect(body.table.exportMax).toBe(typeof policy.allowAll === 'number' ? policy.allowAll : null);
+        for (const format of ['csv', 'ndjson'])
+          expect((await svc.get(`/api/${path}?format=${format}`)).status, `${path} ${format}`).toBe(
+            body.table.exports.includes(format) ? 200 : 422,
+          );
       }
       const comments = await svc.get('/api/v1/comments/schema');
       expect(comments.status).toBe(404);

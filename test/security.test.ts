@@ -384,6 +384,33 @@ const oracles: Oracle[] = [
   },
 ];
 
+/** RFC 4180 records (quoted fields may hold commas, quotes doubled, line breaks), for the export tests. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (quoted && char === '"' && text[i + 1] === '"') {
+      field += '"';
+      i++;
+    } else if (char === '"') quoted = !quoted;
+    else if (quoted) field += char;
+    else if (char === ',') {
+      row.push(field);
+      field = '';
+    } else if (char === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else field += char;
+  }
+  return rows;
+}
+
 /**
  * Every row a response carries, recognized by its columns, must belong to `tenant`: users by
  * department, posts/comments/profiles by their user, departments by id. Roles and permissions are
@@ -1004,6 +1031,57 @@ for (const dialect of dialects) {
           expect(ids(await read(who, '/api/comments?all=true'))).toEqual(idsDesc(view.comments));
           const streamed = await read(who, '/api/posts?all=true&include=comments&count=comments');
           expect(ids(streamed)).toEqual(idsDesc(view.posts));
+        }
+      });
+
+      it('through exports: CSV and NDJSON, includes flattened or as JSON, carry only the tenant’s rows', async () => {
+        for (const who of ['other', 'editor'] as const) {
+          const tenant = tenantOfWho[who];
+          const view = tenantView(tenant);
+          // NDJSON: the records of the JSON list, streamed (posts allow 'unlimited').
+          const posts = await call(
+            who,
+            'GET',
+            '/api/posts?format=ndjson&include=author,comments.author&count=comments',
+          );
+          expect(posts.statusCode, posts.body).toBe(200);
+          const records = posts.body
+            .split('\n')
+            .filter((line) => line !== '')
+            .map((line) => JSON.parse(line));
+          expect(ids(records)).toEqual(idsDesc(view.posts));
+          expect(foreignRows(records, tenant)).toEqual([]);
+          // CSV asked for by Accept, bounded (users allow 100): to-one flattened, to-many one JSON cell.
+          const users = await svc.inject({
+            method: 'GET',
+            url: '/api/users?include=department,posts.comments&fields[users]=name,email,department_id',
+            headers: { ...headersOf(who), accept: 'text/csv' },
+          });
+          expect(users.statusCode, users.body).toBe(200);
+          const [header, ...rows] = parseCsv(users.body);
+          const column = (name: string) => (header ?? []).indexOf(name);
+          expect(column('department.budget')).toBeGreaterThan(0);
+          expect(rows.map((row) => Number(row[0]))).toEqual(idsDesc(view.users));
+          for (const row of rows) {
+            expect(row[column('department_id')]).toBe(String(tenant));
+            expect(row[column('department.id')]).toBe(String(tenant));
+            const nested = JSON.parse(row[column('posts')] ?? 'null');
+            expect(foreignRows(nested, tenant)).toEqual([]);
+          }
+          // Comments reach users through post.author: every flattened author is the tenant's.
+          const comments = await call(who, 'GET', '/api/comments?format=csv&include=post.author,author');
+          expect(comments.statusCode, comments.body).toBe(200);
+          const [names, ...lines] = parseCsv(comments.body);
+          const author = (names ?? []).indexOf('author.department_id');
+          const postAuthor = (names ?? []).indexOf('post.author.department_id');
+          expect(author).toBeGreaterThan(0);
+          expect(postAuthor).toBeGreaterThan(0);
+          expect(lines.map((row) => Number(row[0]))).toEqual(idsDesc(view.comments));
+          for (const row of lines) {
+            expect(row[author]).toBe(String(tenant));
+            // A post of another tenant's author is not readable: the whole include is null, its cells empty.
+            expect(['', String(tenant)]).toContain(row[postAuthor]);
+          }
         }
       });
 

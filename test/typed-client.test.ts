@@ -104,6 +104,48 @@ describe.each(dialects)('typed client through HTTP (%s)', (dialect) => {
     const restored = await client.users.restore(id);
     expect((restored.record as { deleted_at: unknown }).deleted_at).toBeNull();
   });
+
+  it('builds an export URL and fetches the export as a Response: client.users.export({ filter }, "csv")', async () => {
+    const query = { filter: { status: 'active' }, sort: 'name', fields: { users: ['name'] } } as const;
+    const href = client.users.exportUrl(query, 'csv');
+    expect(href).toBe(
+      'http://service.test/api/users?filter[status]=active&fields[users]=name&sort=name&format=csv',
+    );
+    const response = await client.users.export(query, 'csv');
+    expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
+    // The same records as the JSON list of the query.
+    const listed = (await client.users.list({ ...query, all: true })) as { id: number; name: string }[];
+    expect(listed.length).toBeGreaterThan(1);
+    expect((await response.text()).split('\r\n')).toEqual([
+      'id,name',
+      ...listed.map((user) => `${user.id},${user.name}`),
+      '',
+    ]);
+    const lines = await client.users.export({ filter: { status: 'active' } }, 'ndjson');
+    const records = (await lines.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(records).toEqual(await client.users.list({ filter: { status: 'active' }, all: true }));
+    // Posts allow no all=true: the refusal is an ApiError keyed format.
+    await expect(client.posts.export({}, 'csv')).rejects.toMatchObject({
+      status: 422,
+      envelope: { errors: { format: expect.any(Array) } },
+    });
+    // A query past LONG_QUERY goes in the body, with the same answer.
+    const long = await client.users.export(
+      {
+        filter: {
+          status: 'active',
+          name: { not_in: Array.from({ length: 50 }, (_, i) => `nobody-with-a-rather-long-name-${i}`) },
+        },
+        sort: 'name',
+        fields: { users: ['name'] },
+      },
+      'csv',
+    );
+    expect(await long.text()).toBe(await (await client.users.export(query, 'csv')).text());
+  });
 });
 
 describe('generated types', () => {
@@ -140,6 +182,12 @@ export async function uses(): Promise<void> {
   const next: string | null = cursor.next_cursor;
   const all = await client.users.list({ all: true });
   const first: number | undefined = all[0]?.id;
+  const exported: Response = await client.users.export({ filter: { status: 'active' }, sort: '-score' }, 'csv');
+  const href: string = client.users.exportUrl({ include: 'department' }, 'ndjson');
+  // @ts-expect-error an export has no pages
+  client.users.exportUrl({ page: 2 }, 'csv');
+  // @ts-expect-error csv or ndjson only
+  client.users.exportUrl({}, 'xlsx');
   await client.users.list({ filter: { score: { between: [10, 20] }, birthday: { date_between: ['2024-01-01', '2024-12-31'] } } });
   await client.users.create({ name: 'Ann', email: 'ann@example.com', status: 'active' });
   await client.posts.update(1, { title: 'New' }, { ifMatch: '"v1"' });
@@ -158,7 +206,7 @@ export async function uses(): Promise<void> {
   await client.users.create({ name: 'Ann', email: 'ann@example.com', status: 'gone' });
   // @ts-expect-error posts has no create action
   await client.posts.create({ title: 'x' });
-  void [total, email, posts, next, first, label];
+  void [total, email, posts, next, first, label, exported, href];
 }
 `,
     );

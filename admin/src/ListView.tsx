@@ -1,5 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import {
+  type ClientOptions,
+  type ExportQuery,
+  exportUrl,
+  fetchExport,
   fetchList,
   isLengthAware,
   type LengthAwarePage,
@@ -24,6 +28,7 @@ import {
   relatedRecord,
 } from './records.js';
 import {
+  exportQuery,
   hrefFor,
   type ListState,
   listHref,
@@ -184,6 +189,9 @@ export function ListView({
           >
             Filters{state.conditions.length > 0 ? ` (${state.conditions.length})` : ''}
           </button>
+        )}
+        {table.exports.includes('csv') && (
+          <ExportAction list={entry.list} query={exportQuery(schema, state, entry.resource)} />
         )}
         {table.softDeletes.enabled && (
           <label className="inline">
@@ -388,6 +396,64 @@ export function ListView({
         Last request: <code data-testid="last-request">{loaded?.url ?? url}</code>
       </p>
     </section>
+  );
+}
+
+/** `attachment; filename="users-2026-11-26.csv"` → the name; the service sends only safe characters. */
+function filenameOf(disposition: string | null, fallback: string): string {
+  return /filename="([^"]+)"/.exec(disposition ?? '')?.[1] ?? fallback;
+}
+
+/**
+ * "Export CSV": every record of the list as the table shows it (filters, search, sort, columns), made
+ * by the service (react-admin's own export fetches at most 1,000 rows into the browser). Without a
+ * token a plain link downloads it; a link cannot send the bearer token, so with one the export is
+ * fetched with it and saved from a blob.
+ */
+function ExportAction({ list, query }: { list: string; query: ExportQuery }) {
+  const { options, report } = useSession();
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string>();
+  const href = exportUrl(list, query, 'csv');
+  const bearer = options.headers?.authorization !== undefined;
+  const save = async (withToken: ClientOptions) => {
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      const response = await fetchExport(list, query, 'csv', withToken);
+      const blob = await response.blob();
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(blob);
+      link.download = filenameOf(response.headers.get('content-disposition'), 'export.csv');
+      document.body.append(link);
+      link.click();
+      link.remove();
+      // After the click has handed the blob to the download: revoking at once can cancel it.
+      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+    } catch (error) {
+      report(error);
+      setProblem(unauthorizedMessage(error) ?? errorText(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      {bearer ? (
+        <button type="button" data-testid="export" disabled={busy} onClick={() => void save(options)}>
+          {busy ? 'Exporting…' : 'Export CSV'}
+        </button>
+      ) : (
+        <a href={href} download className="button" data-testid="export">
+          Export CSV
+        </a>
+      )}
+      {problem && (
+        <span className="export-problem" role="alert" data-testid="export-problem">
+          {problem}
+        </span>
+      )}
+    </>
   );
 }
 

@@ -1,6 +1,7 @@
 import qs from 'qs';
 import {
   buildListQuery,
+  type ExportQuery,
   type FilterLeaf,
   type FilterNode,
   type ListQuery,
@@ -170,4 +171,21 @@ export function listQuery(schema: SchemaDocument, state: ListState): ListQuery {
     ...(state.perPage !== undefined ? { per_page: state.perPage } : {}),
     ...(state.page > 1 ? { page: state.page } : {}),
   };
+}
+
+/**
+ * The query of the list's export: what the table shows — its filters, tab, search and sort, its
+ * columns as `fields` (those `table.fields` allows), a related record by its title — and no page.
+ */
+export function exportQuery(schema: SchemaDocument, state: ListState, resource: string): ExportQuery {
+  const { per_page: _perPage, page: _page, ...query } = listQuery(schema, state);
+  const allowed = (owner: string) => new Set(schema.table.fields[owner] ?? []);
+  const own = allowed(resource);
+  const columns = schema.table.columns.map((column) => column.key).filter((key) => own.has(key));
+  const fields: Record<string, string[]> = columns.length > 0 ? { [resource]: columns } : {};
+  const included = new Set(typeof query.include === 'string' ? [query.include] : (query.include ?? []));
+  for (const relation of schema.detail.relations)
+    if (included.has(relation.name) && relation.title && allowed(relation.name).has(relation.title))
+      fields[relation.name] = [relation.title];
+  return { ...query, ...(Object.keys(fields).length > 0 ? { fields } : {}) };
 }

@@ -5,7 +5,7 @@
 import type { LengthAwarePage, PageLink } from '../respond/length-aware.js';
 import type { CursorPage, SimplePage } from '../respond/simple-and-cursor.js';
 import type { SchemaDocument } from '../schema/types.js';
-import { buildListQuery, type ListQuery } from './query.js';
+import { buildListQuery, type ExportFormat, type ExportQuery, type ListQuery } from './query.js';
 
 export interface ClientOptions {
   /** `http://127.0.0.1:3000`; default `''` (same origin). */
@@ -168,6 +168,55 @@ export async function fetchList<T = RecordData>(
   const response = await send('POST', target, { query: search }, options);
   if (!response.ok) throw new ApiError(response.status, target, await envelopeOf(response));
   return (await response.json()) as ListResponse<T>;
+}
+
+/**
+ * The URL of a list's export: every record the query selects, as CSV or NDJSON, a download
+ * (`Content-Disposition: attachment`). For a plain link (`<a href download>`), where no Authorization
+ * header can be sent; with a bearer token use `fetchExport`.
+ */
+export function exportUrl(
+  list: ResourceEntry | string,
+  query: ExportQuery,
+  format: ExportFormat,
+  options?: ClientOptions,
+): string {
+  return listUrl(typeof list === 'string' ? list : list.list, { ...query, format }, options);
+}
+
+const exportTypes: Readonly<Record<ExportFormat, string>> = {
+  csv: 'text/csv',
+  ndjson: 'application/x-ndjson',
+};
+
+/**
+ * `GET` a list's export (`POST <list>/query` past `LONG_QUERY`, as `fetchList`), with the options'
+ * headers (a bearer token). The `Response` itself, unread: its body is a stream of the records in
+ * `format` (`response.body`, or `response.blob()` to save it). A refusal (422 keyed `format` where the
+ * endpoint exports nothing or the records are more than its maximum) throws an `ApiError`.
+ */
+export async function fetchExport(
+  list: ResourceEntry | string,
+  query: ExportQuery,
+  format: ExportFormat,
+  options?: ClientOptions,
+): Promise<Response> {
+  const path = typeof list === 'string' ? list : list.list;
+  const search = buildListQuery({ ...query, format });
+  const doFetch = options?.fetch ?? fetch;
+  const accept = { accept: exportTypes[format] };
+  const long = search.length > LONG_QUERY;
+  const target = long
+    ? url(`${path.replace(/\/$/, '')}/query`, options)
+    : exportUrl(path, query, format, options);
+  const response = await doFetch(target, {
+    method: long ? 'POST' : 'GET',
+    headers: { ...options?.headers, ...accept, ...(long ? { 'content-type': 'application/json' } : {}) },
+    ...(long ? { body: JSON.stringify({ query: search }) } : {}),
+    ...(options?.signal ? { signal: options.signal } : {}),
+  });
+  if (!response.ok) throw new ApiError(response.status, target, await envelopeOf(response));
+  return response;
 }
 
 /** `<endpoint>/<id>`, the id percent-encoded. */

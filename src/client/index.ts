@@ -16,6 +16,8 @@ export { isVisible } from '../schema/visible-when.js';
 export * from './calls.js';
 export {
   buildListQuery,
+  type ExportFormat,
+  type ExportQuery,
   type FilterGroup,
   type FilterLeaf,
   type FilterNode,
@@ -33,6 +35,7 @@ export {
   type ResourceTypes,
   type TypedClient,
   type TypedEndpoint,
+  type TypedExportQuery,
   type TypedListQuery,
   type TypedReadQuery,
 } from './typed.js';

@@ -52,7 +52,18 @@ export interface ListQuery {
   pagination?: 'length-aware' | 'simple' | 'cursor';
   cursor?: string;
   all?: boolean;
+  /**
+   * An export: every record as CSV or NDJSON (where the endpoint allows all=true). It has no pages:
+   * `exportUrl` and `fetchExport` take an `ExportQuery`, which has none of their parameters.
+   */
+  format?: ExportFormat;
 }
+
+/** The formats a list may be exported in. */
+export type ExportFormat = 'csv' | 'ndjson';
+
+/** What an export takes of a list query: its records' shape, no pagination. */
+export type ExportQuery = Omit<ListQuery, 'page' | 'per_page' | 'pagination' | 'cursor' | 'all' | 'format'>;
 
 export function isGroup(node: FilterNode): node is FilterGroup {
   return 'or' in node || 'and' in node;
@@ -138,6 +149,7 @@ export function buildListQuery(request: ListQuery): string {
     param('pagination', request.pagination);
   if (request.cursor !== undefined) param('cursor', request.cursor);
   if (request.all) param('all', 'true');
+  if (request.format !== undefined) param('format', request.format);
   if (request.per_page !== undefined) param('per_page', String(request.per_page));
   if (request.page !== undefined) param('page', String(request.page));
   return parts.join('&');

@@ -12,6 +12,8 @@ import {
   createRecord,
   type DeleteResult,
   deleteRecord,
+  exportUrl,
+  fetchExport,
   fetchList,
   fetchRecord,
   type PatchResult,
@@ -22,7 +24,14 @@ import {
   restoreRecord,
   type WriteOptions,
 } from './calls.js';
-import type { FilterNode, FilterOperator, FilterScalar, FilterValue, ListQuery } from './query.js';
+import type {
+  ExportFormat,
+  FilterNode,
+  FilterOperator,
+  FilterScalar,
+  FilterValue,
+  ListQuery,
+} from './query.js';
 
 /** What the generated `Resources` says of one endpoint. */
 export interface ResourceTypes {
@@ -72,6 +81,12 @@ export interface TypedReadQuery<T extends ResourceTypes> {
 
 type Without<Q, K extends keyof Q> = Omit<Q, K>;
 
+/** An export's query: the list's, without its pages. */
+export type TypedExportQuery<T extends ResourceTypes> = Without<
+  TypedListQuery<T>,
+  'page' | 'per_page' | 'pagination' | 'cursor' | 'all'
+>;
+
 /** One endpoint's methods; the list's answer follows the pagination asked for. */
 export interface TypedEndpoint<T extends ResourceTypes> {
   list(
@@ -87,6 +102,10 @@ export interface TypedEndpoint<T extends ResourceTypes> {
     options?: ClientOptions,
   ): Promise<SimplePage<T['record']>>;
   list(query?: TypedListQuery<T>, options?: ClientOptions): Promise<LengthAwarePage<T['record']>>;
+  /** The URL of the export of this query (for a plain link; see `exportUrl`). */
+  exportUrl(query: TypedExportQuery<T>, format: ExportFormat, options?: ClientOptions): string;
+  /** The export of this query, its body unread (a stream; see `fetchExport`). */
+  export(query: TypedExportQuery<T>, format: ExportFormat, options?: ClientOptions): Promise<Response>;
   read(id: T['id'], query?: TypedReadQuery<T>, options?: ClientOptions): Promise<RecordResult<T['record']>>;
   create(values: T['create'], options?: ClientOptions): Promise<CreateResult<T['record']>>;
   update(id: T['id'], changes: T['update'], options?: WriteOptions): Promise<PatchResult<T['record']>>;
@@ -139,6 +158,28 @@ export function createClient<R>(
         fetchList(
           list,
           { ...rest, ...(filter ? { filter: filterNodes(filter as FilterObject) } : {}) },
+          merged(extra),
+        ),
+      exportUrl: (
+        { filter, ...rest }: TypedExportQuery<ResourceTypes>,
+        format: ExportFormat,
+        extra?: ClientOptions,
+      ) =>
+        exportUrl(
+          list,
+          { ...rest, ...(filter ? { filter: filterNodes(filter as FilterObject) } : {}) },
+          format,
+          merged(extra),
+        ),
+      export: (
+        { filter, ...rest }: TypedExportQuery<ResourceTypes>,
+        format: ExportFormat,
+        extra?: ClientOptions,
+      ) =>
+        fetchExport(
+          list,
+          { ...rest, ...(filter ? { filter: filterNodes(filter as FilterObject) } : {}) },
+          format,
           merged(extra),
         ),
       read: (id: string | number, query?: ReadQuery, extra?: ClientOptions) =>

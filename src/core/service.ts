@@ -15,7 +15,7 @@ import { listHandlers } from './list/handlers.js';
 import { linkBase } from './origin.js';
 import { queryBodyLimit, queryFromBody } from './query-body.js';
 import { etagOf, type RecordRoutes, recordRoutes, type WriteCall } from './records.js';
-import { digestTag, withValidators } from './validators.js';
+import { digestTag, withValidators, withVary } from './validators.js';
 
 export interface CreateServiceOptions<Ctx = unknown> {
   config: ServiceConfig<Ctx>;
@@ -87,6 +87,8 @@ export async function createService<Ctx = unknown>(
   const byId = new Map<string, RecordTarget>();
   /** Every list path, served or not: a request there is the service's (405 when nothing is enabled). */
   const listPaths = new Set<string>();
+  /** The runs that answer a list: their answers depend on `Accept` (an export, or JSON). */
+  const listRuns = new WeakSet<Run>();
 
   // What each resource's schema says of its records, for the relations of the others' documents.
   const schemaOf = new Map<string, { path: string; title: string | null }>();
@@ -117,12 +119,15 @@ export async function createService<Ctx = unknown>(
           ctx,
           signal: request.signal,
           primary: readsPrimary(request),
+          accept: request.headers.accept,
         });
-      serve(path, 'GET', async (request, ctx, rawQuery) => {
+      const listRun: Run = async (request, ctx, rawQuery) => {
         const access = may('list', ctx);
         if (access) await access;
         return listed(request, ctx, rawQuery);
-      });
+      };
+      listRuns.add(listRun);
+      serve(path, 'GET', listRun);
       // A query too long for a URL, in the body (core/query-body.ts): access is decided first, as for
       // the URL's, so that who may not list learns nothing from how the body is refused.
       const limit = queryBodyLimit(endpoint.limits.maxQueryLength);
@@ -131,6 +136,7 @@ export async function createService<Ctx = unknown>(
         if (access) await access;
         return listed(request, ctx, await queryFromBody(request, rawQuery, limit));
       };
+      listRuns.add(bodyRun);
       serve(path, 'QUERY', bodyRun, limit);
       serve(`${path}/query`, 'POST', bodyRun, limit);
     }
@@ -293,7 +299,7 @@ export async function createService<Ctx = unknown>(
       // Which methods a path has does not depend on who asks: a 405 needs no context (and so no
       // credentials: a bad Authorization header does not turn it into a 401).
       if (typeof run !== 'function') return run;
-      const response = await (async () => {
+      const answered = await (async () => {
         try {
           const ctx = await contextOf(request);
           return await run(request, ctx, index === -1 ? '' : request.url.slice(index + 1));
@@ -301,6 +307,8 @@ export async function createService<Ctx = unknown>(
           return answerError(error, connection, request.log, request.method);
         }
       })();
+      // A list's answer, refusals included, depends on Accept: a cache keeps one per Accept.
+      const response = listRuns.has(run) ? withVary(answered, 'Accept') : answered;
       // An answer that depends on who asks must not be served to someone else by a shared cache.
       return withValidators(request, response, request.context !== undefined || config.context !== undefined);
     },

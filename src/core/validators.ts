@@ -37,6 +37,33 @@ function noneMatchFails(ifNoneMatch: string, etag: string): boolean {
 const sharedCaching = { 'cache-control': 'no-cache' } as const;
 const personalCaching = { vary: 'Authorization, Cookie', 'cache-control': 'private, no-cache' } as const;
 
+/** An answer whose `Vary` also names `names` (kept once each, those already there first). */
+export function withVary(response: ServiceResponse, names: string): ServiceResponse {
+  const vary = varyOf(response.headers.vary, names);
+  return vary === response.headers.vary ? response : { ...response, headers: { ...response.headers, vary } };
+}
+
+/**
+ * Merged Vary values, by the pair merged. Both come from the service's own answers (never from a
+ * request), so there are a handful: a list's answer asks for the same merge on every request.
+ */
+const mergedVary = new Map<string, string>();
+
+function varyOf(existing: string | undefined, names: string): string {
+  if (!existing) return names;
+  const key = `${existing}\n${names}`;
+  const known = mergedVary.get(key);
+  if (known !== undefined) return known;
+  const have = new Set(existing.split(',').map((name) => name.trim().toLowerCase()));
+  const added = names
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => !have.has(name.toLowerCase()));
+  const merged = added.length === 0 ? existing : `${existing}, ${added.join(', ')}`;
+  if (mergedVary.size < 64) mergedVary.set(key, merged);
+  return merged;
+}
+
 /** The methods of a read: QUERY is GET with its query in the body, as safe and as cacheable. */
 const readMethods = new Set(['GET', 'HEAD', 'QUERY']);
 
@@ -58,11 +85,13 @@ export function withValidators(
   const read = readMethods.has(request.method) && response.status === 200;
   if (!read || typeof response.body !== 'string') {
     if (!dependsOnCaller) return response;
-    return { ...response, headers: { ...response.headers, ...personal } };
+    const vary = varyOf(response.headers.vary, personal.vary);
+    return { ...response, headers: { ...response.headers, ...personal, vary } };
   }
   const etag = response.headers.etag ?? digestTag(response.body);
   const caching = dependsOnCaller ? personalCaching : sharedCaching;
   const headers: Record<string, string> = { ...response.headers, ...caching, etag };
+  if (dependsOnCaller) headers.vary = varyOf(response.headers.vary, personalCaching.vary);
   const ifNoneMatch = request.headers['if-none-match'];
   if (typeof ifNoneMatch === 'string' && noneMatchFails(ifNoneMatch, etag)) {
     // A 304 carries the headers a 200 would have had, but for the body's own (RFC 9110 §15.4.5).

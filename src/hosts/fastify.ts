@@ -93,11 +93,12 @@ export const resourceQueryPlugin: FastifyPluginAsync<FastifyPluginOptions> = asy
 /**
  * CORS for the service's routes, unless the options say otherwise: its methods (@fastify/cors's
  * default leaves out PATCH and DELETE), and the headers a page's script must read: a record's ETag
- * (sent back as If-Match) and a created record's Location.
+ * (sent back as If-Match), a created record's Location, and an export's Content-Disposition (the
+ * name to save it under).
  */
 export const serviceCors: FastifyCorsOptions = {
   methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
-  exposedHeaders: ['ETag', 'Location'],
+  exposedHeaders: ['ETag', 'Location', 'Content-Disposition'],
 };
 
 /** The methods some route of the core may serve; any other is its 405 on every path. */

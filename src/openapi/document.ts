@@ -284,6 +284,40 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
         ref('schemas', names.cursor),
         ...(endpoint.allowAll !== undefined ? [{ type: 'array', items: ref('schemas', names.record) }] : []),
       ];
+      // The exports (format=csv|ndjson, or Accept): the same 200 in two more media types, as a download.
+      const exported = (ok: { description: string; content: JsonSchema }) =>
+        allowAll
+          ? {
+              ...ok,
+              description: `${ok.description} With format=csv or format=ndjson (or Accept: text/csv, application/x-ndjson), every matching record as a download, under the same rules as all=true.`,
+              content: {
+                ...ok.content,
+                'text/csv': {
+                  schema: {
+                    type: 'string',
+                    description:
+                      "RFC 4180 CSV, UTF-8, CRLF: a header row (the visible or selected columns, <relation>_count, to-one includes as relation.column), then one row per record; to-many includes as one cell of JSON; a text cell starting with = + - @ tab or CR prefixed with '.",
+                  },
+                },
+                'application/x-ndjson': {
+                  schema: {
+                    type: 'string',
+                    description: 'One record per line, each as the JSON list answers it.',
+                  },
+                },
+              },
+              headers: {
+                'Content-Disposition': {
+                  description: 'With an export: attachment; filename="<endpoint path>-<UTC date>.<format>".',
+                  schema: { type: 'string' },
+                },
+                Vary: {
+                  description: 'Accept: the answer depends on it.',
+                  schema: { type: 'string' },
+                },
+              },
+            }
+          : ok;
       operation(listPath, 'get', {
         ...about(`List ${resource.name}`),
         operationId: `list${base}`,
@@ -335,15 +369,20 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
                   { type: 'boolean' },
                   `Every matching record as a plain array${endpoint.allowAll === 'unlimited' ? '' : ` (at most ${endpoint.allowAll}, else 422)`}. Not combined with page, pagination, cursor, or per_page other than its default (422 keyed by that parameter).`,
                 ),
+                page(
+                  'format',
+                  { enum: ['csv', 'ndjson'] },
+                  `An export: every matching record (as all=true${endpoint.allowAll === 'unlimited' ? ', streamed' : `, at most ${endpoint.allowAll}, else 422 keyed format`}) as CSV or NDJSON, a download. Wins over Accept (text/csv, application/x-ndjson). Not combined with page, per_page, pagination or cursor (422 keyed by that parameter); another value is a 422 keyed format.`,
+                ),
               ]
             : []),
         ],
         responses: {
-          '200': {
+          '200': exported({
             description:
               'A length-aware page (the default), a simple page (pagination=simple), a cursor page (pagination=cursor) or, with all=true, an array.',
             ...json({ oneOf: listOf }),
-          },
+          }),
           ...errors('list', 400, 422),
         },
       });
@@ -375,10 +414,10 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
           },
         },
         responses: {
-          '200': {
+          '200': exported({
             description: 'The same answer as GET with this query string.',
             ...json({ oneOf: listOf }),
-          },
+          }),
           ...errors('list', 400, 413, 415, 422),
         },
       });
@@ -389,10 +428,10 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
           'The same list as GET, for a query string too long for a URL: the query string as JSON, the URL without one. QUERY on the list path takes the same body, or the query string itself as application/x-www-form-urlencoded.',
         requestBody: { required: true, ...json(queryBody) },
         responses: {
-          '200': {
+          '200': exported({
             description: 'The same answer as GET with this query string.',
             ...json({ oneOf: listOf }),
-          },
+          }),
           ...errors('list', 400, 413, 415, 422),
         },
       });

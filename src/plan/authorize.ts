@@ -1,7 +1,13 @@
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { ErrorBag } from '../errors/error-bag.js';
 import { coerceBoolean } from '../kinds/index.js';
-import type { ClauseInput, FieldInput, ListRequest } from '../request/list-request.js';
+import {
+  type ClauseInput,
+  type ExportFormat,
+  exportFormats,
+  type FieldInput,
+  type ListRequest,
+} from '../request/list-request.js';
 import type { ResolvedRelation } from '../resource/registry.js';
 import { checkCursorValues, decodeCursor } from './cursor.js';
 import { type CompiledEndpoint, parseSort } from './endpoint.js';
@@ -19,12 +25,14 @@ interface Scope {
 /**
  * ListRequest × endpoint policy → ListPlan, or undefined with every problem added to `errors`.
  * `defaultFilters`: this request's defaults (`defaultsFor`, when some depend on the context).
+ * `accepted`: the export format the request's `Accept` header chose, which `format=` overrides.
  */
 export function authorize(
   request: ListRequest,
   endpoint: CompiledEndpoint,
   errors: ErrorBag,
   defaultFilters: readonly FieldInput[] = endpoint.defaultFilters,
+  accepted?: ExportFormat,
 ): ListPlan | undefined {
   const state: Scope = { withTrashed: false };
   const where = clause(endpoint, request.filter, errors, state, 0);
@@ -35,7 +43,10 @@ export function authorize(
   if (search) where.push(search);
 
   const sort = sortTerms(endpoint, request.params.sort, errors);
-  const mode = pageMode(endpoint, request.params, sort, errors);
+  const format = exportFormat(request.params.format, accepted, errors);
+  const mode = format
+    ? exportMode(endpoint, request.params, format, errors)
+    : pageMode(endpoint, request.params, sort, errors);
   const includes = includeTree(endpoint, request.params.include, errors);
   const counts = countList(endpoint, request.params.count, errors);
   const { fields, columns } = fieldSets(endpoint, request.fields, includes, sort, errors);
@@ -50,10 +61,52 @@ export function authorize(
     counts,
     fields,
     ...(columns && { columns }),
+    ...(format && { export: format }),
   };
 }
 
 type Params = ListRequest['params'];
+
+/** `format=` (which wins), else the format `Accept` chose; undefined: the JSON list. */
+function exportFormat(
+  text: string | undefined,
+  accepted: ExportFormat | undefined,
+  errors: ErrorBag,
+): ExportFormat | undefined {
+  if (text === undefined || text === '') return accepted;
+  if ((exportFormats as readonly string[]).includes(text)) return text as ExportFormat;
+  errors.add('format', `The format parameter takes ${exportFormats.join(' or ')} (absent: the JSON list).`);
+  return undefined;
+}
+
+/**
+ * An export answers every record of the request, as `all=true` does and under the same `allowAll`
+ * rules: it has no pages, so a paging parameter beside it is a mistake rather than something to ignore.
+ */
+function exportMode(
+  endpoint: CompiledEndpoint,
+  params: Params,
+  format: ExportFormat,
+  errors: ErrorBag,
+): PageMode | undefined {
+  if (params.all !== undefined && params.all !== '') {
+    const all = coerceBoolean(params.all);
+    if (!all.ok || !all.value)
+      errors.add('all', `An export (format=${format}) answers every record: all can only be true beside it.`);
+  }
+  for (const param of ['page', 'per_page', 'pagination', 'cursor'] as const)
+    if (params[param])
+      errors.add(
+        param,
+        `The ${param} parameter cannot be combined with an export (format=${format}): it has no pages.`,
+      );
+  if (endpoint.allowAll === undefined)
+    return void errors.add(
+      'format',
+      `Exports (format=${format}) answer every record, as all=true, which is not enabled for this endpoint.`,
+    );
+  return { kind: 'all', max: endpoint.allowAll };
+}
 
 function pageMode(
   endpoint: CompiledEndpoint,

@@ -1,4 +1,4 @@
-import type { RawValue } from '../request/list-request.js';
+import type { ExportFormat, RawValue } from '../request/list-request.js';
 import type { ResolvedColumn, ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type {
   BooleanStorage,
@@ -156,4 +156,6 @@ export interface ListPlan extends QueryShape {
    * records), the key columns among them. An owner `fields` does not name answers every visible column.
    */
   readonly fields: ReadonlyMap<string, readonly string[]>;
+  /** An export (`format=csv`, `Accept: text/csv`…): every record (mode `all`), written in this format. */
+  readonly export?: ExportFormat;
 }

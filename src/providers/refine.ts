@@ -20,7 +20,13 @@ import type {
   UpdateParams,
 } from '@refinedev/core';
 import qs from 'qs';
-import { buildListQuery, type ErrorMap, type ListQuery, type RecordData } from '../client/index.js';
+import {
+  buildListQuery,
+  type ErrorMap,
+  type ExportFormat,
+  type ListQuery,
+  type RecordData,
+} from '../client/index.js';
 import type { FilterNode, FilterOperator, FilterScalar, FilterValue } from '../client/query.js';
 import { loadQuery, type ProviderOptions, recordsApi } from './shared.js';
 
@@ -152,10 +158,21 @@ function pageOf(pagination: Pagination | undefined): Pick<ListQuery, 'page' | 'p
   return { page: pagination?.currentPage ?? 1, per_page: pagination?.pageSize ?? 10 };
 }
 
+/** What `exportList` takes of `getList`'s parameters: the list's records, without its pages. */
+export type ExportListParams = Pick<GetListParams, 'resource' | 'filters' | 'sorters' | 'meta'>;
+
 /** A data provider over the service's list and records API (README: "react-admin and refine"). */
-export function refineDataProvider(
-  options: ProviderOptions,
-): Required<Pick<DataProvider, 'getMany' | 'custom'>> & DataProvider {
+export function refineDataProvider(options: ProviderOptions): Required<
+  Pick<DataProvider, 'getMany' | 'custom'>
+> &
+  DataProvider & {
+    /**
+     * Every record of a list (its filters, sorters and `meta` include/count/fields) as CSV or NDJSON,
+     * made by the service (README "Exports"), where refine's `useExport` pages through `getList` in the
+     * browser. The `Response`, its body unread.
+     */
+    exportList(params: ExportListParams, format: ExportFormat): Promise<Response>;
+  } {
   const api = recordsApi(options, newError);
 
   return {
@@ -212,6 +229,19 @@ export function refineDataProvider(
     custom: async <TData extends BaseRecord = BaseRecord, TQuery = unknown, TPayload = unknown>(
       params: CustomParams<TQuery, TPayload>,
     ) => ({ data: (await custom(api, params)) as TData }),
+
+    exportList: ({ resource, filters, sorters, meta }: ExportListParams, format: ExportFormat) =>
+      api.exportList(
+        resource,
+        {
+          filter: filterFromRefine(filters ?? []),
+          ...searchOf(filters ?? []),
+          ...sortOf(sorters),
+          ...loadQuery(meta),
+        },
+        format,
+        meta?.queryContext?.signal,
+      ),
   };
 }
 

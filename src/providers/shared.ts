@@ -10,6 +10,9 @@ import {
   createRecord,
   deleteRecord,
   type ErrorMap,
+  type ExportFormat,
+  type ExportQuery,
+  fetchExport,
   fetchIndex,
   fetchList,
   fetchRecord,
@@ -196,6 +199,18 @@ export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
         // A length-aware page without a count (the endpoint's `none` total strategy) is like a simple one.
         return isLengthAware(answer) && answer.total !== null ? { ...page, total: answer.total } : page;
       }),
+
+    /**
+     * The export of a list query (every record, CSV or NDJSON, made by the service): the `Response`,
+     * its body unread (a stream, or `blob()` to save). A refusal is the library's error.
+     */
+    exportList: (
+      resource: string,
+      query: ExportQuery,
+      format: ExportFormat,
+      signal?: AbortSignal,
+    ): Promise<Response> =>
+      translated(async () => fetchExport(endpoint(resource), query, format, await clientOptions(signal))),
 
     one: (resource: string, id: unknown, meta?: unknown, signal?: AbortSignal): Promise<RecordData> =>
       translated(async () => {

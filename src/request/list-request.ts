@@ -45,5 +45,13 @@ export const scalarParams = [
   'sort',
   'search',
   'cursor',
+  'format',
 ] as const;
 export type ScalarParam = (typeof scalarParams)[number];
+
+/**
+ * The formats a list may be exported in (`format=` or `Accept`): every record of the request, as a
+ * download. JSON is the list itself, not an export.
+ */
+export const exportFormats = ['csv', 'ndjson'] as const;
+export type ExportFormat = (typeof exportFormats)[number];

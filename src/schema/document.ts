@@ -4,6 +4,7 @@ import { kinds } from '../kinds/index.js';
 import type { CompiledEndpoint } from '../plan/endpoint.js';
 import { operatorsFor, type TargetKind } from '../plan/operators.js';
 import { resolvePath } from '../plan/paths.js';
+import { exportFormats } from '../request/list-request.js';
 import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
 import type { SchemaDeclaration, SelectOption, TableColumnType } from '../resource/schema-declaration.js';
 import type { ColumnType } from '../resource/types.js';
@@ -95,6 +96,8 @@ export function buildSchemaDocument(
         ]),
       ),
       sorts: [...endpoint.allowedSorts.keys()],
+      exports: endpoint.allowAll === undefined ? [] : [...exportFormats],
+      exportMax: typeof endpoint.allowAll === 'number' ? endpoint.allowAll : null,
     },
     form: {
       id: formId,

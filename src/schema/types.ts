@@ -1,3 +1,4 @@
+import type { ExportFormat } from '../request/list-request.js';
 import type { Action, TotalStrategy } from '../resource/policy.js';
 import type {
   InputType,
@@ -41,6 +42,12 @@ export interface SchemaDocument {
      * relations (`department.name`) and relation counts (`posts_count`) no column of the table shows.
      */
     sorts: string[];
+    /**
+     * The export formats the list offers (`format=csv`, `format=ndjson`): both where the endpoint sets
+     * `allowAll`, none otherwise. `exportMax`: at most this many records (a 422 over it), or `null`.
+     */
+    exports: ExportFormat[];
+    exportMax: number | null;
   };
   form: {
     id: string;

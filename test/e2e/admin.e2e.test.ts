@@ -6,7 +6,7 @@
  * (and, with ADMIN_DOCS_SCREENSHOTS=1, to docs/admin-table.png, admin-form.png, admin-create.png,
  * admin-conflict.png and admin-deleted.png).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -785,6 +785,42 @@ describe('admin UI (Chromium)', () => {
     await expect.poll(() => listAnswers.slice(before)).toContain(304);
     // The page shows the same records, from the browser's copy.
     expect(await page.getByTestId('record-row').allTextContents()).toEqual(rows);
+    expect(problems).toEqual([]);
+  }, 30_000);
+  it('exports the list as CSV with its search and sort: a plain link anonymously, a fetched blob with a token', async () => {
+    await page.goto(`${base}/admin/#/users?search=an&sort=-score&per_page=10`);
+    await listShows('/api/users?sort=-score&search=an');
+    const link = page.getByTestId('export');
+    const href = String(await link.getAttribute('href'));
+    const query = new URL(href, base).searchParams;
+    expect(query.get('search')).toBe('an');
+    expect(query.get('sort')).toBe('-score');
+    expect(query.get('format')).toBe('csv');
+    // The table's columns, and no page: an export answers every record.
+    expect(query.get('fields[users]')).toBe('id,name,email,status,score,is_admin,birthday,created_at');
+    expect(query.has('per_page') || query.has('page')).toBe(false);
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toMatch(/^users-\d{4}-\d{2}-\d{2}\.csv$/);
+    const text = readFileSync(await download.path(), 'utf8');
+    const served = await app.inject({ method: 'GET', url: href });
+    expect(served.statusCode, served.body).toBe(200);
+    expect(text).toBe(served.body);
+    const total = (await api<Page1<User>>('/api/users?search=an')).total;
+    expect(total).toBeGreaterThan(10);
+    const lines = text.split('\r\n');
+    expect(lines[0]).toBe('id,name,email,status,score,is_admin,birthday,created_at');
+    expect(lines).toHaveLength(total + 2);
+
+    // Signed in: a link cannot carry the token, so the button fetches the export with it.
+    await signIn(demoTokens.viewer);
+    await listShows('/api/users?sort=-score&search=an');
+    const button = page.getByRole('button', { name: 'Export CSV' });
+    const requested = page.waitForRequest((request) => request.url().includes('format=csv'));
+    const [saved] = await Promise.all([page.waitForEvent('download'), button.click()]);
+    expect((await requested).headers().authorization).toBe(`Bearer ${demoTokens.viewer}`);
+    expect(saved.suggestedFilename()).toMatch(/^users-\d{4}-\d{2}-\d{2}\.csv$/);
+    expect(readFileSync(await saved.path(), 'utf8')).toBe(text);
+    await page.getByRole('button', { name: 'Sign out' }).click();
     expect(problems).toEqual([]);
   }, 30_000);
 });

@@ -6,6 +6,7 @@ import { type ClientSignal, json, type ServiceResponse } from '../exchange.js';
 import { allAnswer } from './all-records.js';
 import { cursorAnswer } from './cursor-page.js';
 import { lengthAwareAnswer } from './length-aware-page.js';
+import { acceptedExport } from './negotiate.js';
 import { type OneCall, type OneRecord, oneRecordReader } from './one-record.js';
 import { ListPlans } from './plans.js';
 import { simpleAnswer } from './simple-page.js';
@@ -21,6 +22,8 @@ export interface ListCall {
   readonly signal?: ClientSignal;
   /** Read from the primary, not a replica (the client wants to see its own writes). */
   readonly primary?: boolean;
+  /** The request's `Accept` header: it may ask for an export (`text/csv`, `application/x-ndjson`). */
+  readonly accept?: string | string[];
 }
 
 export type { OneCall, OneRecord };
@@ -53,8 +56,16 @@ export function listHandlers(
   const state = prepareList(endpoint, connection);
   const plans = new ListPlans(endpoint);
 
-  const list = async ({ rawQuery, url, ctx, signal, primary }: ListCall): Promise<ServiceResponse> => {
-    const plan = plans.planOf(rawQuery, ctx);
+  const exports = endpoint.allowAll !== undefined;
+  const list = async ({
+    rawQuery,
+    url,
+    ctx,
+    signal,
+    primary,
+    accept,
+  }: ListCall): Promise<ServiceResponse> => {
+    const plan = plans.planOf(rawQuery, ctx, acceptedExport(accept, exports));
     if (plan instanceof ErrorBag) return json(422, plan.toEnvelope());
     // A client that goes away before its answer is written stops its statements in the database.
     const request = { plan, ctx, options: readOptions(state, signal, primary), path: url, rawQuery };

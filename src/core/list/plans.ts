@@ -5,7 +5,7 @@ import { checkCursorValues, decodeCursor } from '../../plan/cursor.js';
 import { type CompiledEndpoint, defaultsFor } from '../../plan/endpoint.js';
 import type { ListPlan } from '../../plan/list-plan.js';
 import { decodeQueryComponent } from '../../request/decode.js';
-import type { FieldInput } from '../../request/list-request.js';
+import type { ExportFormat, FieldInput } from '../../request/list-request.js';
 import { parseListQuery } from '../../request/parse.js';
 
 /** Plans kept per endpoint, and the longest query string whose plan is kept (bounds the memory). */
@@ -43,8 +43,11 @@ export class ListPlans {
     this.contextual = endpoint.contextDefaults.length > 0;
   }
 
-  /** The plan of a list request, or every problem found in it. */
-  planOf(rawQuery: string, ctx: unknown): ListPlan | ErrorBag {
+  /**
+   * The plan of a list request, or every problem found in it. `accepted`: the export its `Accept`
+   * header chose (`format=` in the query wins).
+   */
+  planOf(rawQuery: string, ctx: unknown, accepted?: ExportFormat): ListPlan | ErrorBag {
     const endpoint = this.endpoint;
     // Defaults that depend on the context are part of what the plan depends on: its cache key.
     const defaults = this.contextual ? defaultsFor(endpoint, ctx) : endpoint.defaultFilters;
@@ -58,7 +61,7 @@ export class ListPlans {
       rawQuery.includes('cursor=') && rawQuery.length <= endpoint.limits.maxQueryLength
         ? withoutCursor(rawQuery)
         : undefined;
-    const base = cut && cut.rest.length <= MAX_CACHED_QUERY && this.cachedPlan(cut.rest, defaults);
+    const base = cut && cut.rest.length <= MAX_CACHED_QUERY && this.cachedPlan(cut.rest, defaults, accepted);
     if (
       base &&
       !(base instanceof ErrorBag) &&
@@ -69,12 +72,19 @@ export class ListPlans {
       if (typeof cursor !== 'string' && checkCursorValues(cursor, base.sort, endpoint.resource) === undefined)
         return { ...base, mode: { ...base.mode, cursor } };
     }
-    return this.cachedPlan(rawQuery, defaults);
+    return this.cachedPlan(rawQuery, defaults, accepted);
   }
 
   /** The authorized plan of a query string (cached), or every problem found in it. */
-  private cachedPlan(rawQuery: string, defaults: readonly FieldInput[]): ListPlan | ErrorBag {
-    const key = this.contextual ? `${JSON.stringify(defaults)}\n${rawQuery}` : rawQuery;
+  private cachedPlan(
+    rawQuery: string,
+    defaults: readonly FieldInput[],
+    accepted: ExportFormat | undefined,
+  ): ListPlan | ErrorBag {
+    // What Accept chose is part of what the plan depends on: a line of its own ahead of the query
+    // (no query string holds a newline, so no two inputs share a key).
+    const query = accepted ? `${accepted}\n${rawQuery}` : rawQuery;
+    const key = this.contextual ? `${JSON.stringify(defaults)}\n${query}` : query;
     const cached = this.plans.get(key);
     if (cached) return cached;
     const errors = new ErrorBag();
@@ -83,6 +93,7 @@ export class ListPlans {
       this.endpoint,
       errors,
       defaults,
+      accepted,
     );
     if (!plan) return errors;
     if (key.length <= MAX_CACHED_QUERY && !continuesCursor(plan)) this.plans.set(key, plan);
