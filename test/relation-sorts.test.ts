@@ -159,6 +159,12 @@ for (const dialect of dialects) {
         ).toEqual(expected);
         const all = await svc.get(`/api/by-relation?all=true&sort=${sort}`);
         expect(idsOf(all.body), `all ${sort}`).toEqual(expected);
+        const exported = await svc.get(`/api/by-relation?format=ndjson&sort=${sort}`);
+        const lines = String(exported.body).trim().split('\n');
+        expect(
+          lines.map((text) => JSON.parse(text).id),
+          `ndjson ${sort}`,
+        ).toEqual(expected);
       }
     });
 
