@@ -129,7 +129,7 @@ class Templater {
     return template;
   }
 
-  private node(node: FilterNode): FilterNode<SlotValues> {
+  node(node: FilterNode): FilterNode<SlotValues> {
     switch (node.kind) {
       case 'and':
       case 'or': {
@@ -207,6 +207,20 @@ function bindValues(shape: CompiledShape, values: readonly unknown[]): Statement
     parameter instanceof Param ? parameter.bind(values[parameter.index] as never) : parameter,
   );
   return { sql: shape.sql, parameters };
+}
+
+/**
+ * Filters compiled outside a prepared shape (a constrained include's, compiled with its statement on
+ * each request, as every include's is): the filters with slots, and how to bind their values into
+ * the statement compiled from them.
+ */
+export function slottedFilters(nodes: readonly FilterNode[]): {
+  nodes: FilterNode<SlotValues>[];
+  bind(compiled: CompiledShape): Statement;
+} {
+  const templater = new Templater();
+  const slotted = nodes.map((node) => templater.node(node));
+  return { nodes: slotted, bind: (compiled) => bindValues(compiled, templater.values) };
 }
 
 /** Shapes kept per endpoint; past this the oldest is dropped (a client varying its filters cannot grow memory). */

@@ -1,0 +1,108 @@
+import { type Expression, type SqlBool, sql } from 'kysely';
+import type { IncludeConstraint, SortTerm } from '../plan/list-plan.js';
+import type { ResolvedRelation } from '../resource/registry.js';
+import type { DynamicExpressionBuilder } from '../resource/types.js';
+import { ConditionCompiler, resourceConditions } from './conditions.js';
+import type { DynamicDb, DynamicSelect, SqlDialect, Statement, TopPerParent } from './dialect.js';
+import { slottedFilters } from './prepared.js';
+import { visibleSelection } from './selection.js';
+
+/** The column each related row names its parent by. */
+export const LINK = '__parent_key';
+/** A limited include's rows: how many related rows of their parent match, before the limit. */
+export const TOTAL = '__total';
+
+/** One read of a constrained include's related rows, for one batch of parent keys. */
+export interface ConstrainedRead {
+  readonly relation: ResolvedRelation;
+  /** The table of the records that include it (the parents' keys are read from it for LATERAL). */
+  readonly parentTable: string;
+  readonly constraint: IncludeConstraint;
+  readonly keys: readonly unknown[];
+  /** Only these columns (sparse fieldsets); every visible one when absent. */
+  readonly columns: readonly string[] | undefined;
+  readonly ctx: unknown;
+}
+
+/**
+ * The statement of a constrained include (`include_filter`, `include_sort`, `include_limit`): the
+ * related rows that match, in the include's order. Limited, each parent's first rows and their total
+ * in one statement, arranged by the dialect (`SqlDialect.topPerParent`); unlimited, the same statement
+ * as an include without constraints, with the filter and order added.
+ */
+export function constrainedStatement(db: DynamicDb, dialect: SqlDialect, read: ConstrainedRead): Statement {
+  const { relation, constraint, ctx } = read;
+  const target = relation.target;
+  const filters = slottedFilters(constraint.where);
+  // One per statement: it numbers the aliases of relation filters, in every copy of the conditions.
+  const conditions = new ConditionCompiler(dialect, ctx);
+  const sort: readonly SortTerm[] =
+    constraint.sort.length > 0
+      ? constraint.sort
+      : target.keyColumns.map((column) => ({ column, direction: 'asc' as const }));
+  const link = (alias: string) =>
+    relation.pivot ? `${alias}_p.${relation.pivot.parentKey}` : `${alias}.${relation.childKey}`;
+
+  const matching = (alias: string, parent?: Expression<unknown>): DynamicSelect => {
+    let query = relation.pivot
+      ? db
+          .selectFrom(`${relation.pivot.table} as ${alias}_p`)
+          .innerJoin(
+            `${target.table} as ${alias}`,
+            `${alias}.${relation.childKey}`,
+            `${alias}_p.${relation.pivot.childKey}`,
+          )
+      : db.selectFrom(`${target.table} as ${alias}`);
+    query = parent
+      ? query.where((eb) => eb(eb.ref(link(alias)), '=', parent))
+      : query.where(link(alias), 'in', [...read.keys]);
+    if (filters.nodes.length === 0 && !target.softDeleteColumn && !target.scope) return query;
+    return query.where((eb: DynamicExpressionBuilder) => {
+      // The same conditions as every other read of the target (soft deletes, its row scope), then the client's.
+      const parts: Expression<SqlBool>[] = [
+        ...resourceConditions(eb, target, alias, ctx),
+        ...filters.nodes.map((node) => conditions.node(eb, node, target, alias)),
+      ];
+      return eb.and(parts);
+    });
+  };
+  const order = (alias: string) =>
+    sort.map((term) => {
+      const ref = sql.ref(`${alias}.${term.column}`);
+      const direction = sql.raw(term.direction);
+      // As in a list's ORDER BY: NULL is the smallest value everywhere, said only where it can occur.
+      const nullable = target.columns.get(term.column)?.nullable !== false;
+      if (!(dialect.nullsSortLargest && nullable)) return sql`${ref} ${direction}`;
+      return sql`${ref} ${direction} ${sql.raw(term.direction === 'asc' ? 'nulls first' : 'nulls last')}`;
+    });
+  const selection = (alias: string) => visibleSelection(target, alias, dialect, read.columns);
+
+  let query: DynamicSelect;
+  if (constraint.limit === undefined) {
+    query = order('r').reduce(
+      (ordered, term) => ordered.orderBy(term),
+      matching('r')
+        .select(selection('r'))
+        .select(sql.ref(link('r')).as(LINK)),
+    );
+  } else {
+    const parts: TopPerParent = {
+      db,
+      table: target.table,
+      keyColumns: target.keyColumns,
+      limit: constraint.limit,
+      matching,
+      link,
+      order,
+      selection,
+      parents: () =>
+        db
+          .selectFrom(`${read.parentTable} as k`)
+          .select(sql.ref(`k.${relation.parentKey}`).as(LINK))
+          .distinct()
+          .where(`k.${relation.parentKey}`, 'in', [...read.keys]),
+    };
+    query = dialect.topPerParent(parts);
+  }
+  return filters.bind(query.compile());
+}
