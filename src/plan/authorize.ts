@@ -23,8 +23,6 @@ import { relationPath } from './paths.js';
 
 const MAX_PAGE = 1_000_000_000;
 const MAX_SEARCH_LENGTH = 200;
-/** The largest `include_limit` where the policy sets no `maxLimit`: the per-page limit of a list. */
-const MAX_INCLUDE_LIMIT = 1000;
 
 interface Scope {
   withTrashed: boolean;
@@ -198,14 +196,7 @@ function constrainIncludes(
     const limit =
       input.limit === undefined
         ? allowed.maxLimit
-        : wholeNumber(
-            input.limit,
-            keyOf('limit'),
-            1,
-            allowed.maxLimit ?? MAX_INCLUDE_LIMIT,
-            errors,
-            `include_limit[${path}]`,
-          );
+        : wholeNumber(input.limit, keyOf('limit'), 1, allowed.largestLimit, errors, `include_limit[${path}]`);
     node.constraint = { where, sort, ...(limit !== undefined && { limit }) };
   }
   // A maxLimit applies to an include the request did not constrain at all.

@@ -33,8 +33,14 @@ export interface CompiledIncludeConstraint extends FilterScope {
   /** The to-many relation the path ends with; `resource` is its target. */
   readonly relation: ResolvedRelation;
   readonly allowedSorts: ReadonlySet<string>;
+  /** The policy's `maxLimit`: also the limit of a request that gives none. */
   readonly maxLimit: number | undefined;
+  /** The largest `include_limit` a request may give: `maxLimit`, or `MAX_INCLUDE_LIMIT`. */
+  readonly largestLimit: number;
 }
+
+/** The largest `include_limit` where the policy sets no `maxLimit`. */
+export const MAX_INCLUDE_LIMIT = 1000;
 
 /** An endpoint policy prepared once at start-up: lookups by name, defaults parsed, limits merged. */
 export interface CompiledEndpoint extends FilterScope {
@@ -357,6 +363,7 @@ function compileIncludeConstraints(
       ...filters,
       allowedSorts: new Set(constraint.allowedSorts ?? []),
       maxLimit,
+      largestLimit: maxLimit ?? MAX_INCLUDE_LIMIT,
     });
   }
   return compiled;
