@@ -266,6 +266,19 @@ for (const dialect of dialects)
       }
     });
 
+    it('answers every page of a cursor walk right: one compiled statement, each page’s keys bound', async () => {
+      const query =
+        'include=posts&include_filter[posts][score][gte]=1&include_sort[posts]=-score&include_limit[posts]=2';
+      const seen: ReturnType<typeof gotPosts> = [];
+      let url: string | null = `/api/users?${query}&pagination=cursor&per_page=2`;
+      while (url) {
+        const body = (await ok(url)) as { data: Row[]; next_page_url: string | null };
+        seen.push(...gotPosts(body));
+        url = body.next_page_url ? body.next_page_url.replace(/^https?:\/\/[^/]+/, '') : null;
+      }
+      expect(seen).toEqual(expectedPosts((post) => post.score >= 1, [['score', 'desc']], 2));
+    });
+
     it('limits to maxLimit when the request gives no limit, and says so with the total', async () => {
       const body = await ok('/api/users?include=posts&per_page=100');
       expect(gotPosts(body)).toEqual(expectedPosts(() => true, [], 5));

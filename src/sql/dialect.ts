@@ -356,8 +356,8 @@ export interface TopPerParent {
   /** The related table and its key columns (a ranked read joins back on them). */
   readonly table: string;
   readonly keyColumns: readonly string[];
-  /** At most this many rows per parent (bound as a parameter). */
-  readonly limit: number;
+  /** At most this many rows per parent: a bound parameter. */
+  readonly limit: unknown;
   /**
    * FROM the related table as `alias` (through the pivot, as `<alias>_p`) WHERE it matches: its scope,
    * soft deletes, the include's filter, and its link among the parents' keys, or equal to `parent`.

@@ -11,7 +11,7 @@ import type { EndpointPolicy } from '../resource/policy.js';
 import { type ResolvedResource, reachesScope } from '../resource/registry.js';
 import { ListCompiler } from './compile.js';
 import type { DynamicDb, SqlDialect, Statement } from './dialect.js';
-import { classOf, Param, Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
+import { classOf, Param, param, Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
 
 /** How a page of rows is cut, with real values (`after`: the sort values of the record to continue past). */
 export interface RowsOptions {
@@ -197,7 +197,7 @@ class Templater {
 }
 
 /** SQL text and its parameters, slots still in place: compiled once per shape. */
-interface CompiledShape {
+export interface CompiledShape {
   readonly sql: string;
   readonly parameters: readonly unknown[];
 }
@@ -210,17 +210,36 @@ function bindValues(shape: CompiledShape, values: readonly unknown[]): Statement
 }
 
 /**
- * Filters compiled outside a prepared shape (a constrained include's, compiled with its statement on
- * each request, as every include's is): the filters with slots, and how to bind their values into
- * the statement compiled from them.
+ * A statement compiled outside a list's prepared shapes (a constrained include's): its filters and its
+ * other client values as slots, so that one compilation serves every request of the same `key`, each
+ * bound with its own values.
  */
-export function slottedFilters(nodes: readonly FilterNode[]): {
-  nodes: FilterNode<SlotValues>[];
-  bind(compiled: CompiledShape): Statement;
-} {
-  const templater = new Templater();
-  const slotted = nodes.map((node) => templater.node(node));
-  return { nodes: slotted, bind: (compiled) => bindValues(compiled, templater.values) };
+export class SlottedStatement {
+  private readonly templater = new Templater();
+  readonly nodes: readonly FilterNode<SlotValues>[];
+
+  constructor(nodes: readonly FilterNode[]) {
+    this.nodes = nodes.map((node) => this.templater.node(node));
+  }
+
+  /** A value bound as a parameter (the slot's class is part of the key). */
+  value(value: Scalar): Param {
+    return param(this.templater.slot(value));
+  }
+
+  /** What the SQL depends on: the filters' structure, operators and value classes, and the values' count. */
+  get key(): string {
+    return this.templater.key;
+  }
+
+  /** False when a filter runs a callback (a scope, a custom filter): its SQL may differ each time. */
+  get cacheable(): boolean {
+    return this.templater.cacheable;
+  }
+
+  bind(compiled: CompiledShape): Statement {
+    return bindValues(compiled, this.templater.values);
+  }
 }
 
 /** Shapes kept per endpoint; past this the oldest is dropped (a client varying its filters cannot grow memory). */

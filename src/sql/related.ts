@@ -1,10 +1,11 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
-import type { IncludeConstraint, SortTerm } from '../plan/list-plan.js';
-import type { ResolvedRelation } from '../resource/registry.js';
+import { BoundedMap } from '../plan/bounded-map.js';
+import type { IncludeConstraint, Scalar, SortTerm } from '../plan/list-plan.js';
+import { type ResolvedRelation, type ResolvedResource, reachesScope } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { ConditionCompiler, resourceConditions } from './conditions.js';
 import type { DynamicDb, DynamicSelect, SqlDialect, Statement, TopPerParent } from './dialect.js';
-import { slottedFilters } from './prepared.js';
+import { type CompiledShape, SlottedStatement } from './prepared.js';
 import { visibleSelection } from './selection.js';
 
 /** The column each related row names its parent by. */
@@ -25,15 +26,41 @@ export interface ConstrainedRead {
 }
 
 /**
+ * Compiled statements by constraint (one per include of a kept plan, so bounded with the plans), then
+ * by what else the SQL depends on: building and compiling a Kysely query costs more than running it.
+ */
+const compiled = new WeakMap<IncludeConstraint, BoundedMap<string, CompiledShape>>();
+const SHAPES_PER_CONSTRAINT = 32;
+/** `reachesScope` per resource: the definitions do not change while the service runs. */
+const scoped = new WeakMap<ResolvedResource, boolean>();
+function reachesAnyScope(resource: ResolvedResource): boolean {
+  let found = scoped.get(resource);
+  if (found === undefined) {
+    found = reachesScope(resource);
+    scoped.set(resource, found);
+  }
+  return found;
+}
+
+/**
  * The statement of a constrained include (`include_filter`, `include_sort`, `include_limit`): the
  * related rows that match, in the include's order. Limited, each parent's first rows and their total
  * in one statement, arranged by the dialect (`SqlDialect.topPerParent`); unlimited, the same statement
- * as an include without constraints, with the filter and order added.
+ * as an include without constraints, with the filter and order added. Every value is a slot: the SQL
+ * of one shape is compiled once and bound anew for each request, unless a callback (a row scope, a
+ * scope filter) writes part of it.
  */
 export function constrainedStatement(db: DynamicDb, dialect: SqlDialect, read: ConstrainedRead): Statement {
   const { relation, constraint, ctx } = read;
   const target = relation.target;
-  const filters = slottedFilters(constraint.where);
+  const filters = new SlottedStatement(constraint.where);
+  const keys = read.keys.map((key) => filters.value(key as Scalar));
+  const limit = constraint.limit === undefined ? undefined : filters.value(constraint.limit);
+  const cacheable = filters.cacheable && !reachesAnyScope(target);
+  const key = `${dialect.name}|${read.parentTable}|${relation.name}|${read.columns?.join(',') ?? '*'}|${filters.key}`;
+  const shapes = cacheable ? compiled.get(constraint) : undefined;
+  const known = shapes?.get(key);
+  if (known) return filters.bind(known);
   // One per statement: it numbers the aliases of relation filters, in every copy of the conditions.
   const conditions = new ConditionCompiler(dialect, ctx);
   const sort: readonly SortTerm[] =
@@ -55,7 +82,7 @@ export function constrainedStatement(db: DynamicDb, dialect: SqlDialect, read: C
       : db.selectFrom(`${target.table} as ${alias}`);
     query = parent
       ? query.where((eb) => eb(eb.ref(link(alias)), '=', parent))
-      : query.where(link(alias), 'in', [...read.keys]);
+      : query.where(link(alias), 'in', keys);
     if (filters.nodes.length === 0 && !target.softDeleteColumn && !target.scope) return query;
     return query.where((eb: DynamicExpressionBuilder) => {
       // The same conditions as every other read of the target (soft deletes, its row scope), then the client's.
@@ -78,7 +105,7 @@ export function constrainedStatement(db: DynamicDb, dialect: SqlDialect, read: C
   const selection = (alias: string) => visibleSelection(target, alias, dialect, read.columns);
 
   let query: DynamicSelect;
-  if (constraint.limit === undefined) {
+  if (limit === undefined) {
     query = order('r').reduce(
       (ordered, term) => ordered.orderBy(term),
       matching('r')
@@ -90,7 +117,7 @@ export function constrainedStatement(db: DynamicDb, dialect: SqlDialect, read: C
       db,
       table: target.table,
       keyColumns: target.keyColumns,
-      limit: constraint.limit,
+      limit,
       matching,
       link,
       order,
@@ -100,9 +127,15 @@ export function constrainedStatement(db: DynamicDb, dialect: SqlDialect, read: C
           .selectFrom(`${read.parentTable} as k`)
           .select(sql.ref(`k.${relation.parentKey}`).as(LINK))
           .distinct()
-          .where(`k.${relation.parentKey}`, 'in', [...read.keys]),
+          .where(`k.${relation.parentKey}`, 'in', keys),
     };
     query = dialect.topPerParent(parts);
   }
-  return filters.bind(query.compile());
+  const shape = query.compile();
+  if (cacheable) {
+    const kept = shapes ?? new BoundedMap<string, CompiledShape>(SHAPES_PER_CONSTRAINT);
+    kept.set(key, shape);
+    if (!shapes) compiled.set(constraint, kept);
+  }
+  return filters.bind(shape);
 }

@@ -236,7 +236,7 @@ function lateralTopPerParent(parts: TopPerParent): DynamicSelect {
         .select(parts.selection('r'))
         .select(sql`row_number() over (order by ${sql.join(order)})`.as('__rank')),
     )
-    .limit(parts.limit);
+    .limit(sql<number>`${parts.limit}`);
   const total = parts.matching('c', parent).select((eb) => eb.fn.countAll().as('__total'));
   return parts.db
     .selectFrom(parts.parents().as('k'))
