@@ -3,13 +3,15 @@ import { defineEndpoint, type EndpointPolicy } from '../src/resource/policy.js';
 import { defineConfig } from '../src/server/config.js';
 
 /**
- * The service side of the benchmark: the demo's resources, a users endpoint allowing Q1–Q11, newest
+ * The service side of the benchmark: the demo's resources, a users endpoint allowing Q1–Q14, newest
  * first by default (the list users run most; the primary key is appended as the last sort key).
  */
 const users: EndpointPolicy = {
   resource: 'users',
   allowedFilters: ['status', 'score', 'name', 'roles.name', 'settings.*'],
-  allowedIncludes: ['roles'],
+  allowedIncludes: ['roles', 'posts'],
+  // Q14: each user's newest posts.
+  includeConstraints: { posts: { allowedSorts: ['created_at'] } },
   allowedCounts: ['posts'],
   allowedSorts: ['created_at', 'birthday', 'status'],
   defaultSort: '-created_at',
