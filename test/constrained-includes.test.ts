@@ -447,6 +447,13 @@ for (const dialect of dialects)
         ['include_filter.posts.status'],
         /This resource allows no filters/,
       );
+      // Include filters count towards the request's limit on conditions (50), with the list's own.
+      const many = Array.from({ length: 26 }, (_, i) => `filter[f${i}]=1`).join('&');
+      const more = Array.from({ length: 25 }, (_, i) => `include_filter[posts][or][${i}][score]=${i}`).join(
+        '&',
+      );
+      const limited = await refused(`/api/users?include=posts&${more}`.replace('?', `?${many}&`));
+      expect(limited.filter?.join(' ')).toMatch(/has 51 filter conditions: the limit is 50/);
       // Several problems of one request are all reported.
       await expectKeys('/api/users?include=posts&include_sort[posts]=body&include_limit[posts]=9', [
         'include_sort.posts',
