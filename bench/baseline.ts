@@ -44,7 +44,22 @@ interface EngineSql {
    * the service's (booleans, ISO instants, the settings object), so both servers do the same job.
    */
   record: (row: Row) => Row;
+  /** A post row as the API answers it (`record`'s conversions for the posts' columns). */
+  post: (row: Row) => Row;
+  /**
+   * Q14: the 3 newest live posts of each of `ids` (`?` for the id list), as a developer who knows the
+   * engine writes it: LATERAL on PostgreSQL, ranked by ROW_NUMBER() elsewhere.
+   */
+  newestPosts: (ids: string) => string;
 }
+
+const POST_COLUMNS =
+  'p.id, p.user_id, p.title, p.body, p.status, p.score, p.meta, p.published_at, p.created_at, p.deleted_at';
+
+/** Without LATERAL: the user's live posts ranked newest first, the first three kept. */
+const rankedPosts = (ids: string) =>
+  `select * from (select ${POST_COLUMNS}, row_number() over (partition by p.user_id order by p.created_at desc, p.id desc) as rn
+   from posts p where p.user_id in (${ids}) and p.deleted_at is null) ranked where rn <= 3 order by user_id, rn`;
 
 function postgresSql(): EngineSql {
   pg.types.setTypeParser(1082, (value) => value); // date as YYYY-MM-DD
@@ -68,6 +83,11 @@ function postgresSql(): EngineSql {
     after: { sql: '(u.created_at, u.id) < (?, ?)', params: (createdAt, id) => [createdAt, id] },
     // pg parses booleans and jsonb itself, and its `Date`s serialize as ISO instants.
     record: (row) => row,
+    post: (row) => row,
+    newestPosts: (ids) =>
+      `select top.* from unnest(array[${ids}]::int[]) as k(id) cross join lateral (
+         select ${POST_COLUMNS} from posts p where p.user_id = k.id and p.deleted_at is null
+         order by p.created_at desc, p.id desc limit 3) top order by top.user_id, top.created_at desc, top.id desc`,
   };
 }
 
@@ -87,6 +107,14 @@ const isoInstant = (text: unknown) =>
  * MariaDB and SQLite give the text of a JSON column, 0/1 for a boolean and the stored instant text;
  * mysql2 gives a DECIMAL as text.
  */
+const textPost = (row: Row): Row => ({
+  ...row,
+  meta: typeof row.meta === 'string' ? JSON.parse(row.meta) : row.meta,
+  published_at: isoInstant(row.published_at),
+  created_at: isoInstant(row.created_at),
+  deleted_at: isoInstant(row.deleted_at),
+});
+
 const textRecord = (row: Row): Row => ({
   ...row,
   balance: typeof row.balance === 'string' ? Number(row.balance) : row.balance,
@@ -113,6 +141,8 @@ function mariadbSql(): EngineSql {
     nullsLast: '',
     after: expandedAfter,
     record: textRecord,
+    post: textPost,
+    newestPosts: rankedPosts,
   };
 }
 
@@ -133,6 +163,8 @@ function sqliteSql(): EngineSql {
     nullsLast: '',
     after: expandedAfter,
     record: textRecord,
+    post: textPost,
+    newestPosts: rankedPosts,
   };
 }
 
@@ -272,6 +304,36 @@ const handlers: Record<string, Handler> = {
       [PER_PAGE + 1],
     );
     return simplePage(rows.slice(0, PER_PAGE), {
+      page: 1,
+      perPage: PER_PAGE,
+      hasMore: rows.length > PER_PAGE,
+      path,
+      rawQuery: raw,
+    });
+  },
+  // Each user's 3 newest posts, and how many live posts each has (the list was cut).
+  Q14: async (path, raw) => {
+    const rows = await db.query(
+      `select ${COLUMNS}, (select count(*) from posts p where p.user_id = u.id and p.deleted_at is null) as posts_total
+       from users u where u.deleted_at is null ${NEWEST} limit ?`,
+      [PER_PAGE + 1],
+    );
+    const page = rows.slice(0, PER_PAGE);
+    const ids = page.map((row) => row.id);
+    const posts = await db.query(db.newestPosts(ids.map(() => '?').join(', ')), ids);
+    const byUser = new Map<unknown, Row[]>();
+    for (const post of posts) {
+      const { rn: _, ...columns } = post;
+      const list = byUser.get(post.user_id) ?? [];
+      list.push(db.post(columns));
+      byUser.set(post.user_id, list);
+    }
+    const data = page.map(({ posts_total, ...row }) => ({
+      ...db.record(row),
+      posts: byUser.get(row.id) ?? [],
+      posts_total: Number(posts_total),
+    }));
+    return simplePage(data, {
       page: 1,
       perPage: PER_PAGE,
       hasMore: rows.length > PER_PAGE,

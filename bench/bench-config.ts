@@ -9,7 +9,9 @@ import { defineConfig } from '../src/server/config.js';
 const users: EndpointPolicy = {
   resource: 'users',
   allowedFilters: ['status', 'score', 'name', 'roles.name', 'settings.*'],
-  allowedIncludes: ['roles'],
+  allowedIncludes: ['roles', 'posts'],
+  // Q14: each user's newest posts.
+  includeConstraints: { posts: { allowedSorts: ['created_at'] } },
   allowedCounts: ['posts'],
   allowedSorts: ['created_at', 'birthday', 'status', 'department.name', 'posts_count'],
   defaultSort: '-created_at',

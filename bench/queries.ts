@@ -40,6 +40,7 @@ export const benchQueries = {
   Q11: '/api/users?pagination=simple&sort=status,-created_at',
   Q12: `/api/users/${READ_ONE_ID}`,
   Q13: '/api/users?pagination=simple&fields[users]=name,email',
+  Q14: '/api/users?pagination=simple&include=posts&include_sort[posts]=-created_at&include_limit[posts]=3',
   Q15: '/api/users?pagination=simple&filter[score][gte]=95&sort=-department.name',
   Q16: '/api/users?pagination=simple&filter[score][gte]=95&sort=-posts_count',
 } as const;
@@ -58,6 +59,7 @@ export const benchDescriptions: Record<keyof typeof benchQueries, string> = {
   Q11: 'sort=status,-created_at: mixed directions (simple)',
   Q12: 'read one record by its key',
   Q13: 'sparse fieldset: fields[users]=name,email (simple)',
+  Q14: 'users with their 3 newest posts and posts_total (simple, page of 15)',
   Q15: 'score>=95 (6% of users) sorted by a to-one relation: -department.name (simple)',
   Q16: 'score>=95 (6% of users) sorted by a relation count: -posts_count (simple)',
 };

@@ -511,6 +511,31 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
     await call({ url: '/api/users?filter[password_hash]=x&sort=email' }, '/api/users', 422);
   });
 
+  it('documents constrained includes: their three parameters, the include’s filter schema and <relation>_total', async () => {
+    const list = document.paths['/api/users']?.get as Json;
+    const params = Object.fromEntries(
+      (list.parameters as Json[]).map((parameter) => [parameter.name as string, parameter]),
+    );
+    for (const name of ['include_filter', 'include_sort', 'include_limit'])
+      expect(params[name], name).toMatchObject({ in: 'query', style: 'deepObject' });
+    const limit = props((params.include_limit as Json).schema as Json);
+    expect(Object.keys(limit)).toEqual(['posts']);
+    expect(limit.posts).toMatchObject({ type: 'integer', minimum: 1, maximum: 10 });
+    expect(props(schemaOf(document, 'UsersPostsIncludeFilter'))).toHaveProperty('score');
+    expect(check.schemaErrors('UsersPostsIncludeFilter', { status: 'draft', score: { gte: 2 } })).toEqual([]);
+    expect(check.schemaErrors('UsersPostsIncludeFilter', { title: 'x' })).not.toEqual([]);
+    expect(props(schemaOf(document, 'UsersRecord'))).toHaveProperty('posts_total');
+    const page = await call(
+      {
+        url: '/api/users?include=posts&include_filter[posts][score][gte]=1&include_sort[posts]=-score&include_limit[posts]=1',
+      },
+      '/api/users',
+      200,
+    );
+    expect(page.data?.every((user) => typeof user.posts_total === 'number')).toBe(true);
+    await call({ url: '/api/users?include=posts&include_limit[posts]=11' }, '/api/users', 422);
+  });
+
   it('catches a drift: a member the document does not name, or one missing, fails the check', async () => {
     const response = await service.inject({ method: 'GET', url: '/api/users?count=posts' });
     const body = response.json();

@@ -184,6 +184,58 @@ for (const dialect of dialects) {
         );
       });
 
+      it('passes meta.include_filter, include_sort and include_limit: each record its first related ones', async () => {
+        const { sent, fetch } = watchedFetch();
+        const page = await ra({ fetch }).getList('users', {
+          filter: {},
+          sort: { field: 'name', order: 'ASC' },
+          pagination: { page: 1, perPage: 100 },
+          meta: {
+            include: 'posts',
+            include_filter: { posts: { status: { in: ['published', 'draft'] } } },
+            include_sort: { posts: '-created_at' },
+            include_limit: { posts: 1 },
+          },
+        });
+        expect(sent[0]?.url).toContain(
+          'include_filter[posts][status][in][0]=published&include_filter[posts][status][in][1]=draft&include_sort[posts]=-created_at&include_limit[posts]=1',
+        );
+        const matching = (id: number) =>
+          posts
+            .filter(
+              (post) =>
+                post.user_id === id &&
+                post.deleted_at === null &&
+                (post.status === 'published' || post.status === 'draft'),
+            )
+            .sort((a, b) =>
+              a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : b.id - a.id,
+            );
+        // By id: the engines order names by their own collations.
+        const byId = [...page.data].sort((a, b) => Number(a.id) - Number(b.id));
+        expect(byId.map((row) => [row.id, ids(row.posts as Rec[]), row.posts_total])).toEqual(
+          [...live]
+            .sort((a, b) => a.id - b.id)
+            .map((user) => [user.id, ids(matching(user.id).slice(0, 1)), matching(user.id).length]),
+        );
+        expect(page.data.some((row) => (row.posts_total as number) > 1)).toBe(true);
+        // refine's getOne takes the same meta.
+        const one = await refine().getOne({
+          resource: 'users',
+          id: 1,
+          meta: { include: 'posts', include_sort: { posts: 'created_at' }, include_limit: { posts: 1 } },
+        });
+        expect([ids(one.data.posts as Rec[]), one.data.posts_total]).toEqual([
+          ids(
+            posts
+              .filter((post) => post.user_id === 1 && post.deleted_at === null)
+              .sort((a, b) => (a.created_at < b.created_at ? -1 : 1))
+              .slice(0, 1),
+          ),
+          posts.filter((post) => post.user_id === 1 && post.deleted_at === null).length,
+        ]);
+      });
+
       it('getOne, getMany (filter[id][in]) and getManyReference', async () => {
         const provider = ra();
         const one = await provider.getOne('users', { id: 3, meta: { include: 'department' } });

@@ -62,6 +62,12 @@ for (const target of serviceTargets) {
       );
       expect(table.fields.users).toContain('email');
       expect(table.fields.users).not.toContain('password_hash');
+      // What each include may be constrained by: its filters (with operators), sorts and limits.
+      expect(Object.keys(table.includeConstraints).sort()).toEqual(['posts', 'posts.comments']);
+      const posts = table.includeConstraints.posts;
+      expect(posts.filters.map((f: Rec) => f.name)).toEqual(['status', 'created_at', 'published']);
+      expect(posts.filters.find((f: Rec) => f.name === 'created_at').operators).toContain('gte');
+      expect(posts).toMatchObject({ sorts: ['created_at', 'score'], maxLimit: null, largestLimit: 1000 });
       for (const column of table.columns) {
         expect(Object.keys(column).sort()).toEqual([
           'formatOptions',

@@ -120,6 +120,7 @@ const endpoints = [
       'trashed',
     ],
     allowedIncludes: ['posts.comments', 'comments.post', 'department', 'profile', 'roles'],
+    includeConstraints: { posts: { allowedSorts: ['created_at'] }, 'posts.comments': {} },
     allowedCounts: ['posts', 'comments', 'roles'],
     allowedSorts: ['name', 'created_at', 'score'],
     allowedSearch: ['name', 'email', 'department.name', 'posts.title'],
@@ -132,6 +133,7 @@ const endpoints = [
     resource: 'posts',
     allowedFilters: ['title', 'status', 'author.name', 'comments.body', 'comments.author.name', 'trashed'],
     allowedIncludes: ['author', 'comments.author'],
+    includeConstraints: { comments: { allowedFilters: ['approved'], allowedSorts: ['created_at'] } },
     allowedCounts: ['comments'],
     allowedSearch: ['title', 'author.name'],
     allowAll: 'unlimited',
@@ -167,6 +169,7 @@ const endpoints = [
     resource: 'roles',
     allowedFilters: ['*', 'users.name'],
     allowedIncludes: ['users', 'permissions'],
+    includeConstraints: { users: { allowedFilters: ['status'], allowedSorts: ['name'] } },
     allowedCounts: ['users'],
     allowedSorts: ['users_count'],
     access: { list: identified },
@@ -984,6 +987,80 @@ for (const dialect of dialects) {
         expect(
           unscopedView.comments.some(
             (c) => mine.posts.some((p) => p.id === c.post_id) && !mine.comments.includes(c),
+          ),
+        ).toBe(true);
+      });
+
+      it('in constrained includes: neither shown nor counted in <relation>_total', async () => {
+        for (const who of ['other', 'editor'] as const) {
+          const view = tenantView(tenantOfWho[who]);
+          const commentsOn = (postId: number) => view.comments.filter((c) => c.post_id === postId);
+          // Comments of both tenants hang on the same posts: the limit and the total see the reader's only.
+          const posts = await read(
+            who,
+            '/api/posts?include=comments&include_limit[comments]=1&include_sort[comments]=-created_at&per_page=100',
+          );
+          expect(
+            posts.data.map((p: { id: number; comments: Row[]; comments_total: number }) => [
+              p.id,
+              ids(p.comments),
+              p.comments_total,
+            ]),
+          ).toEqual(
+            idsDesc(view.posts).map((id) => {
+              const mine = commentsOn(id);
+              const newest = [...mine].sort((a, b) =>
+                a.created_at === b.created_at ? b.id - a.id : a.created_at < b.created_at ? 1 : -1,
+              );
+              return [id, newest.slice(0, 1).map((c) => c.id), mine.length];
+            }),
+          );
+          // Global roles, scoped users: a role's total counts the reader's tenant alone.
+          const roles = await read(
+            who,
+            '/api/roles?include=users&include_limit[users]=1&include_sort[users]=name',
+          );
+          expect(
+            roles.data.map((r: { id: number; users: Row[]; users_total: number }) => [
+              r.id,
+              r.users.length,
+              r.users_total,
+            ]),
+          ).toEqual(
+            idsDesc(world.roles).map((id) => {
+              const members = view.users.filter((u) => roleIds(u.id).includes(id));
+              return [id, Math.min(1, members.length), members.length];
+            }),
+          );
+          // Soft-deleted posts are neither among the first nor counted, nested limits included.
+          const users = await read(
+            who,
+            '/api/users?include=posts.comments&include_limit[posts]=1&include_sort[posts]=-created_at&include_limit[posts.comments]=1&per_page=100',
+          );
+          expect(
+            users.data.map(
+              (u: { id: number; posts: { comments_total: number; id: number }[]; posts_total: number }) => [
+                u.id,
+                u.posts_total,
+                u.posts.map((p) => [p.id, p.comments_total]),
+              ],
+            ),
+          ).toEqual(
+            idsDesc(view.users).map((id) => {
+              const mine = view.posts.filter((p) => p.user_id === id);
+              const newest = [...mine].sort((a, b) =>
+                a.created_at === b.created_at ? b.id - a.id : a.created_at < b.created_at ? 1 : -1,
+              );
+              return [id, mine.length, newest.slice(0, 1).map((p) => [p.id, commentsOn(p.id).length])];
+            }),
+          );
+        }
+        // The case is not empty: some post carries comments of both tenants.
+        expect(
+          world.comments.some(
+            (c) =>
+              tenantView(2).comments.includes(c) &&
+              world.comments.some((d) => d.post_id === c.post_id && !tenantView(2).comments.includes(d)),
           ),
         ).toBe(true);
       });

@@ -9,7 +9,7 @@ import { createClient, type EndpointRoutes, type ResourceTypes } from '../src/cl
 import { type OpenApiDocument, renderTypes } from '../src/openapi/index.js';
 import { openapiEndpoints } from './fixtures/openapi-endpoints.js';
 import { dialects } from './support/databases.js';
-import { users } from './support/fixture.js';
+import { posts, users } from './support/fixture.js';
 import { useRecordsService } from './support/records.js';
 import type { TestService } from './support/service.js';
 
@@ -73,6 +73,49 @@ describe.each(dialects)('typed client through HTTP (%s)', (dialect) => {
     const cursor = await client.users.list({ pagination: 'cursor', per_page: 2, sort: 'name' });
     expect(cursor.data).toHaveLength(2);
     expect(typeof cursor.next_cursor).toBe('string');
+  });
+
+  it('constrains an include: client.users.list({ include_filter, include_sort, include_limit })', async () => {
+    const listed = await client.users.list({
+      include: 'posts',
+      include_filter: { posts: { score: { gte: 1 }, status: { in: ['published', 'draft'] } } },
+      include_sort: { posts: ['-score'] },
+      include_limit: { posts: 1 },
+      all: true,
+    });
+    const live = users.filter((user) => user.deleted_at === null).sort((a, b) => b.id - a.id);
+    const matching = (id: number) =>
+      posts.filter(
+        (post) =>
+          post.user_id === id &&
+          post.deleted_at === null &&
+          post.score >= 1 &&
+          (post.status === 'published' || post.status === 'draft'),
+      );
+    expect(
+      listed.map((user) => {
+        const {
+          id,
+          posts: first,
+          posts_total,
+        } = user as { id: number; posts: { id: number }[]; posts_total: number };
+        return [id, first.map((post) => post.id), posts_total];
+      }),
+    ).toEqual(
+      live.map((user) => {
+        const mine = matching(user.id).sort((a, b) => b.score - a.score || b.id - a.id);
+        return [user.id, mine.slice(0, 1).map((post) => post.id), mine.length];
+      }),
+    );
+    expect(listed.some((user) => (user as { posts_total: number }).posts_total > 1)).toBe(true);
+    const read = await client.users.read(1, {
+      include: 'posts',
+      include_limit: { posts: 1 },
+      include_sort: { posts: 'score' },
+    });
+    expect((read.record as { posts_total: number }).posts_total).toBe(
+      posts.filter((post) => post.user_id === 1 && post.deleted_at === null).length,
+    );
   });
 
   it('reads, creates, updates, deletes and restores a record', async () => {
@@ -192,6 +235,20 @@ export async function uses(): Promise<void> {
   await client.users.create({ name: 'Ann', email: 'ann@example.com', status: 'active' });
   await client.posts.update(1, { title: 'New' }, { ifMatch: '"v1"' });
   const label: string | undefined = (await client['comment-labels'].list()).data[0]?.label;
+  const limited = await client.users.list({
+    include: 'posts',
+    include_filter: { posts: { status: 'published', score: { gte: 2 } } },
+    include_sort: { posts: ['-created_at', 'score'] },
+    include_limit: { posts: 3 },
+  });
+  const cut: number | undefined = limited.data[0]?.posts_total;
+  await client.users.read(1, { include: 'posts', include_limit: { posts: 2 } });
+  // @ts-expect-error title is not an allowed filter of the posts include
+  await client.users.list({ include: 'posts', include_filter: { posts: { title: 'x' } } });
+  // @ts-expect-error title is not an allowed sort of the posts include
+  await client.users.list({ include: 'posts', include_sort: { posts: 'title' } });
+  // @ts-expect-error roles takes no constraint
+  await client.users.list({ include: 'roles.permissions', include_limit: { roles: 2 } });
   // @ts-expect-error password_hash is not an allowed filter
   await client.users.list({ filter: { password_hash: { eq: 'x' } } });
   // @ts-expect-error contains does not apply to an integer column
@@ -206,7 +263,7 @@ export async function uses(): Promise<void> {
   await client.users.create({ name: 'Ann', email: 'ann@example.com', status: 'gone' });
   // @ts-expect-error posts has no create action
   await client.posts.create({ title: 'x' });
-  void [total, email, posts, next, first, label, exported, href];
+  void [total, email, posts, next, first, label, exported, href, cut];
 }
 `,
     );

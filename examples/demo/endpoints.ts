@@ -25,6 +25,11 @@ export const endpoints = [
       }),
     ],
     allowedIncludes: ['roles.permissions', 'department', 'profile', 'posts.comments'],
+    // `include=posts&include_sort[posts]=-created_at&include_limit[posts]=3`: each user's 3 newest posts.
+    includeConstraints: {
+      posts: { allowedFilters: ['status', 'created_at', 'published'], allowedSorts: ['created_at', 'score'] },
+      'posts.comments': { allowedFilters: ['approved'], allowedSorts: ['created_at'] },
+    },
     allowedCounts: ['posts', 'roles', 'comments'],
     allowedSorts: [
       'name',

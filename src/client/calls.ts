@@ -90,6 +90,10 @@ export interface WriteOptions extends ClientOptions {
 /** What GET `<endpoint>/<id>` may carry: the list's include and count whitelists, and `trashed`. */
 export interface ReadQuery {
   include?: string | readonly string[];
+  /** Constrained includes, as a list's (`ListQuery.include_filter`, …). */
+  include_filter?: ListQuery['include_filter'];
+  include_sort?: ListQuery['include_sort'];
+  include_limit?: ListQuery['include_limit'];
   count?: string | readonly string[];
   /**
    * Sparse fieldsets, as a list's. The answer's ETag is then that answer's (for If-None-Match), not
@@ -277,6 +281,9 @@ export async function fetchRecord<T = RecordData>(
     ...(query.include !== undefined && query.include.length > 0 ? { include: query.include } : {}),
     ...(query.count !== undefined && query.count.length > 0 ? { count: query.count } : {}),
     ...(query.fields !== undefined ? { fields: query.fields } : {}),
+    ...(query.include_filter !== undefined ? { include_filter: query.include_filter } : {}),
+    ...(query.include_sort !== undefined ? { include_sort: query.include_sort } : {}),
+    ...(query.include_limit !== undefined ? { include_limit: query.include_limit } : {}),
   });
   const base = recordUrl(endpoint, id, options);
   const target = search ? `${base}?${search}` : base;

@@ -42,6 +42,14 @@ export interface ListQuery {
    * answered.
    */
   fields?: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * Constrained includes, by include path (which `include` must name too): the related records'
+   * filter (conditions AND-ed, as `filter`'s), order (as `sort`'s) and how many per record
+   * (`{ posts: 3 }`: each record's first 3, with `posts_total`).
+   */
+  include_filter?: Readonly<Record<string, readonly FilterNode[]>>;
+  include_sort?: Readonly<Record<string, string | readonly string[]>>;
+  include_limit?: Readonly<Record<string, number>>;
   count?: string | readonly string[];
   /** `name` ascending, `-name` descending; several keys in order. */
   sort?: string | readonly string[];
@@ -142,6 +150,22 @@ export function buildListQuery(request: ListQuery): string {
   if (request.include !== undefined) param('include', list(request.include), true);
   for (const [owner, names] of Object.entries(request.fields ?? {}))
     param(owner === '' ? 'fields' : `fields[${encodeURIComponent(owner)}]`, list(names), true);
+  const includeFilter = Object.entries(request.include_filter ?? {}).filter(([, nodes]) => nodes.length > 0);
+  if (includeFilter.length > 0)
+    parts.push(
+      qs.stringify(
+        {
+          include_filter: Object.fromEntries(
+            includeFilter.map(([path, nodes]) => [path, clauseObject(nodes)]),
+          ),
+        },
+        { arrayFormat: 'indices', encoder },
+      ),
+    );
+  for (const [path, terms] of Object.entries(request.include_sort ?? {}))
+    param(`include_sort[${encodeURIComponent(path)}]`, list(terms), true);
+  for (const [path, limit] of Object.entries(request.include_limit ?? {}))
+    param(`include_limit[${encodeURIComponent(path)}]`, String(limit));
   if (request.count !== undefined) param('count', list(request.count), true);
   if (request.sort !== undefined) param('sort', list(request.sort), true);
   if (request.search !== undefined) param('search', request.search);

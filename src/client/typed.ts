@@ -44,6 +44,26 @@ export interface ResourceTypes {
   count: string;
   sort: string;
   actions: string;
+  /** By include path: what `include_filter` and `include_sort` take (types generated before it: none). */
+  includeConstraints?: { [path: string]: { filter: object; sort: string } };
+}
+
+/** The constrainable includes of an endpoint, by path. */
+type Constraints<T extends ResourceTypes> = T['includeConstraints'] extends object
+  ? T['includeConstraints']
+  : Record<never, never>;
+
+type FilterOf<C> = C extends { filter: infer F } ? F : never;
+type SortOf<C> = C extends { sort: infer S extends string } ? S : never;
+
+/** `include_filter`, `include_sort`, `include_limit` typed by the endpoint's constrainable includes. */
+export interface TypedIncludeConstraints<T extends ResourceTypes> {
+  /** `{ posts: { status: 'published' } }`: the related records' filter, as `filter` is written. */
+  include_filter?: { [P in keyof Constraints<T>]?: FilterOf<Constraints<T>[P]> };
+  /** `{ posts: '-created_at' }`. */
+  include_sort?: { [P in keyof Constraints<T>]?: OneOrMany<SortOf<Constraints<T>[P]>> };
+  /** `{ posts: 3 }`: each record's first 3, with `posts_total`. */
+  include_limit?: { [P in keyof Constraints<T>]?: number };
 }
 
 /** Where an endpoint lists and addresses its records (the generated `endpoints`). */
@@ -55,7 +75,7 @@ export interface EndpointRoutes {
 type OneOrMany<T extends string> = T | readonly T[];
 
 /** A list query whose filter, include, count and sort are the endpoint's own. */
-export interface TypedListQuery<T extends ResourceTypes> {
+export interface TypedListQuery<T extends ResourceTypes> extends TypedIncludeConstraints<T> {
   /** `{ score: { gte: 80 }, status: 'active', or: [{ … }, { … }] }`: conditions AND-ed. */
   filter?: T['filter'];
   include?: OneOrMany<T['include']>;
@@ -72,7 +92,7 @@ export interface TypedListQuery<T extends ResourceTypes> {
 }
 
 /** The read-one query: the endpoint's includes and counts, and `trashed`. */
-export interface TypedReadQuery<T extends ResourceTypes> {
+export interface TypedReadQuery<T extends ResourceTypes> extends TypedIncludeConstraints<T> {
   include?: OneOrMany<T['include']>;
   fields?: ListQuery['fields'];
   count?: OneOrMany<T['count']>;
@@ -140,6 +160,27 @@ export function filterNodes(filter: FilterObject): FilterNode[] {
   return nodes;
 }
 
+/** Each include's filter object → the client's filter nodes. */
+/** A typed list query as the untyped client takes it: its filters (the list's and the includes') as nodes. */
+function untyped({ filter, include_filter, ...rest }: TypedExportQuery<ResourceTypes> & object): ListQuery {
+  return {
+    ...(rest as ListQuery),
+    ...(filter ? { filter: filterNodes(filter as FilterObject) } : {}),
+    ...includeFilterNodes(include_filter),
+  };
+}
+
+function includeFilterNodes(filters: object | undefined): Pick<ListQuery, 'include_filter'> {
+  if (!filters) return {};
+  return {
+    include_filter: Object.fromEntries(
+      Object.entries(filters as Record<string, FilterObject | undefined>)
+        .filter((entry): entry is [string, FilterObject] => entry[1] !== undefined)
+        .map(([path, filter]) => [path, filterNodes(filter)]),
+    ),
+  };
+}
+
 /**
  * The typed client: `createClient<Resources>(endpoints, { baseUrl })`, with both from the generated
  * types module. Every method is the untyped function of the same name underneath.
@@ -154,36 +195,22 @@ export function createClient<R>(
     const { list, records } = routes;
     type Untyped = TypedListQuery<ResourceTypes> & { pagination?: ListQuery['pagination']; all?: boolean };
     client[name] = {
-      list: ({ filter, ...rest }: Untyped = {}, extra?: ClientOptions) =>
-        fetchList(
-          list,
-          { ...rest, ...(filter ? { filter: filterNodes(filter as FilterObject) } : {}) },
-          merged(extra),
-        ),
-      exportUrl: (
-        { filter, ...rest }: TypedExportQuery<ResourceTypes>,
-        format: ExportFormat,
+      list: (query: Untyped = {}, extra?: ClientOptions) => fetchList(list, untyped(query), merged(extra)),
+      read: (
+        id: string | number,
+        { include_filter, ...query }: TypedReadQuery<ResourceTypes> = {},
         extra?: ClientOptions,
       ) =>
-        exportUrl(
-          list,
-          { ...rest, ...(filter ? { filter: filterNodes(filter as FilterObject) } : {}) },
-          format,
+        fetchRecord(
+          records,
+          id,
+          { ...(query as ReadQuery), ...includeFilterNodes(include_filter) },
           merged(extra),
         ),
-      export: (
-        { filter, ...rest }: TypedExportQuery<ResourceTypes>,
-        format: ExportFormat,
-        extra?: ClientOptions,
-      ) =>
-        fetchExport(
-          list,
-          { ...rest, ...(filter ? { filter: filterNodes(filter as FilterObject) } : {}) },
-          format,
-          merged(extra),
-        ),
-      read: (id: string | number, query?: ReadQuery, extra?: ClientOptions) =>
-        fetchRecord(records, id, query, merged(extra)),
+      exportUrl: (query: TypedExportQuery<ResourceTypes>, format: ExportFormat, extra?: ClientOptions) =>
+        exportUrl(list, untyped(query), format, merged(extra)),
+      export: (query: TypedExportQuery<ResourceTypes>, format: ExportFormat, extra?: ClientOptions) =>
+        fetchExport(list, untyped(query), format, merged(extra)),
       create: (values: RecordData, extra?: ClientOptions) => createRecord(records, values, merged(extra)),
       update: (id: string | number, changes: RecordData, extra?: WriteOptions) =>
         patchRecord(records, id, changes, merged(extra)),

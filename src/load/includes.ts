@@ -5,12 +5,12 @@ import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { resourceConditions } from '../sql/conditions.js';
 import type { Connection } from '../sql/connect.js';
 import type { Row, RunOptions } from '../sql/dialect.js';
+import { constrainedStatement, LINK, TOTAL } from '../sql/related.js';
 import { visibleSelection } from '../sql/selection.js';
 import { rowReader, subsetReader } from './row-reader.js';
 
 /** Keys per `IN (…)`: under every engine's parameter limit (PostgreSQL 65535, SQLite 32766). */
 const KEYS_PER_QUERY = 5000;
-const LINK = '__parent_key';
 
 const toMany = (relation: ResolvedRelation) =>
   relation.kind === 'hasMany' || relation.kind === 'belongsToMany';
@@ -18,10 +18,14 @@ const toMany = (relation: ResolvedRelation) =>
 /**
  * Loads included relations onto `parents`, in place: one query per relation per level whatever the
  * number of parents (`WHERE key IN (…)`), related records in primary-key order, soft-deleted ones left
- * out. To-many relations become arrays (empty when none), to-one relations an object or null.
+ * out. To-many relations become arrays (empty when none), to-one relations an object or null. A
+ * constrained include's records are filtered and ordered as it says; a limited one's parents also get
+ * `<relation>_total`, the number of related records its filter matches.
  */
 export async function loadIncludes(
   connection: Connection,
+  /** The resource the parents are records of. */
+  owner: ResolvedResource,
   nodes: readonly IncludeNode[],
   parents: readonly ResourceRecord[],
   ctx: unknown,
@@ -50,28 +54,55 @@ export async function loadIncludes(
       ),
     ];
     const byParent = new Map<string, ResourceRecord[]>();
+    const totals = new Map<string, number>();
     const loaded: ResourceRecord[] = [];
     const loadedRows: Row[] = [];
     const read = answered ? subsetReader(relation.target, answered) : readerFor(relation.target);
+    const { constraint } = node;
     for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
       const batch = keys.slice(i, i + KEYS_PER_QUERY);
-      const rows = await relatedRows(connection, relation, batch, ctx, options, columns);
+      const rows = constraint
+        ? await connection.run(
+            constrainedStatement(connection.db, connection.dialect, {
+              relation,
+              parentTable: owner.table,
+              constraint,
+              keys: batch,
+              columns,
+              ctx,
+            }),
+            options,
+          )
+        : await relatedRows(connection, relation, batch, ctx, options, columns);
       for (const row of rows) {
         const record = read(row);
         const key = String(row[LINK]);
         const list = byParent.get(key);
         if (list) list.push(record);
         else byParent.set(key, [record]);
+        if (row[TOTAL] !== undefined) totals.set(key, Number(row[TOTAL]));
         loaded.push(record);
         loadedRows.push(row);
       }
     }
+    const total = constraint?.limit !== undefined && `${relation.name}_total`;
     for (const [i, parent] of parents.entries()) {
-      const related = byParent.get(String(keyOf(i, relation.parentKey))) ?? [];
+      const key = String(keyOf(i, relation.parentKey));
+      const related = byParent.get(key) ?? [];
       parent[relation.name] = toMany(relation) ? related : (related[0] ?? null);
+      if (total) parent[total] = totals.get(key) ?? 0;
     }
     if (node.children.length > 0)
-      await loadIncludes(connection, node.children, loaded, ctx, options, fields, answered && loadedRows);
+      await loadIncludes(
+        connection,
+        relation.target,
+        node.children,
+        loaded,
+        ctx,
+        options,
+        fields,
+        answered && loadedRows,
+      );
   }
 }
 

@@ -1,4 +1,4 @@
-import type { CompiledEndpoint } from '../plan/endpoint.js';
+import type { CompiledEndpoint, CompiledIncludeConstraint } from '../plan/endpoint.js';
 import type { Action, OpenApiOptions } from '../resource/policy.js';
 import { buildSchemaDocument } from '../schema/document.js';
 import type { SchemaDocument } from '../schema/types.js';
@@ -42,6 +42,11 @@ export interface ResourceSummary {
   readonly include: readonly string[];
   readonly count: readonly string[];
   readonly sort: readonly string[];
+  /**
+   * The includes a request may filter, sort and limit, by include path: the name of their filter's
+   * schema under `components.schemas`, and the sorts `include_sort[<path>]` takes.
+   */
+  readonly includeConstraints?: Readonly<Record<string, { filter: string; sort: readonly string[] }>>;
 }
 
 export type OpenApiDocument = JsonSchema & {
@@ -183,6 +188,15 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
     const key = resource.primaryKey === undefined ? undefined : resource.columns.get(resource.primaryKey);
     schemas[names.record] = recordSchema(endpoint);
     schemas[names.filter] = filterSchema(endpoint, document.table.filters, names.filter);
+    // One filter schema per constrainable include: the related resource's filters, as the list's are.
+    const includeFilters = new Map<string, string>();
+    for (const [path, constraint] of endpoint.includeConstraints) {
+      let name = `${base}${pascal(path)}IncludeFilter`;
+      for (let n = 2; taken.has(name); n++) name = `${base}${pascal(path)}IncludeFilter${n}`;
+      taken.add(name);
+      includeFilters.set(path, name);
+      schemas[name] = filterSchema(constraint, document.table.includeConstraints[path]?.filters ?? [], name);
+    }
     schemas[names.id] = key
       ? columnSchema(key)
       : {
@@ -213,6 +227,17 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
       },
       include,
       count,
+      ...(includeFilters.size > 0 && {
+        includeConstraints: Object.fromEntries(
+          [...endpoint.includeConstraints].map(([path, constraint]) => [
+            path,
+            {
+              filter: includeFilters.get(path) as string,
+              sort: [...constraint.allowedSorts].flatMap((column) => [column, `-${column}`]),
+            },
+          ]),
+        ),
+      }),
       sort,
     };
 
@@ -249,9 +274,57 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
         additionalProperties: false,
       },
     };
+    const constrainable = [...endpoint.includeConstraints.values()];
+    const perInclude = (
+      name: string,
+      description: string,
+      member: (c: CompiledIncludeConstraint) => JsonSchema,
+    ) => ({
+      name,
+      in: 'query',
+      style: 'deepObject',
+      explode: true,
+      description,
+      schema: {
+        type: 'object',
+        properties: Object.fromEntries(constrainable.map((c) => [c.path, member(c)])),
+        additionalProperties: false,
+      },
+    });
+    const includeParams =
+      constrainable.length === 0
+        ? []
+        : [
+            perInclude(
+              'include_filter',
+              "Filters of an included relation's records, as filter takes them: include_filter[<include>][<name>]=<value> or include_filter[<include>][<name>][<operator>]=<value> (include it too). Another name is a 422 keyed include_filter.<include>.<name>.",
+              (c) => ref('schemas', includeFilters.get(c.path) as string),
+            ),
+            perInclude(
+              'include_sort',
+              "Order of an included relation's records: include_sort[<include>]=-column,column; the key last, in the last term's direction. Another column is a 422 keyed include_sort.<include>.",
+              (c) => ({
+                type: 'string',
+                description: `Comma-separated, of: ${[...c.allowedSorts].join(', ') || 'none'}; - for descending.`,
+              }),
+            ),
+            perInclude(
+              'include_limit',
+              "At most this many of an included relation's records per record; each record then carries <relation>_total, the number its filter matches. Past the largest is a 422 keyed include_limit.<include>.",
+              (c) => ({
+                type: 'integer',
+                minimum: 1,
+                maximum: c.largestLimit,
+                ...(c.maxLimit !== undefined && {
+                  description: `Absent: ${c.maxLimit} (maxLimit), with <relation>_total.`,
+                }),
+              }),
+            ),
+          ];
     const shapeParams = [
       fieldsParam,
       ...(include.length > 0 ? [csv('include', include, 'Relations to load into each record.')] : []),
+      ...includeParams,
       ...(count.length > 0 ? [csv('count', count, 'Relations to count, as `<relation>_count`.')] : []),
     ];
     const filterExample = exampleFilter(document);

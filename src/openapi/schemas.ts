@@ -1,5 +1,5 @@
 import { DATE_PATTERN, DECIMAL_LIMIT, decimalRange, integerRange, kinds } from '../kinds/index.js';
-import type { CompiledEndpoint } from '../plan/endpoint.js';
+import type { CompiledEndpoint, FilterScope } from '../plan/endpoint.js';
 import { operators, type TargetKind } from '../plan/operators.js';
 import type { TotalStrategy } from '../resource/policy.js';
 import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
@@ -51,13 +51,16 @@ function includeTree(paths: Iterable<string>): IncludeTree {
 
 /**
  * A record as the pipeline answers it: every visible column (always present, maybe null), the
- * `<relation>_count` members a request may ask for and the relations it may include (present only
- * when asked for). Closed: a member the document does not name is a drift.
+ * `<relation>_count` members a request may ask for, the relations it may include and the
+ * `<relation>_total` of those it may limit (present only when asked for). Closed: a member the
+ * document does not name is a drift.
  */
 function recordOf(
   resource: ResolvedResource,
   includes: IncludeTree,
   counts: readonly string[],
+  /** The include paths that may be limited (`includeConstraints`). */
+  limitable: ReadonlySet<string>,
   path = '',
 ): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
@@ -71,7 +74,13 @@ function recordOf(
   for (const [name, children] of Object.entries(includes)) {
     const relation = resource.relations.get(name);
     if (!relation) continue;
-    const related = recordOf(relation.target, children, [], `${path}${name}.`);
+    const related = recordOf(relation.target, children, [], limitable, `${path}${name}.`);
+    if (limitable.has(`${path}${name}`))
+      properties[`${name}_total`] = {
+        type: 'integer',
+        minimum: 0,
+        description: `With include=${path}${name} limited (include_limit, or its maxLimit): the number of related ${name} its filter matches, before the limit.`,
+      };
     properties[name] = toMany(relation.kind)
       ? { type: 'array', items: related, description: `With include=${path}${name}.` }
       : { anyOf: [related, { type: 'null' }], description: `With include=${path}${name}.` };
@@ -95,9 +104,12 @@ export function recordSchema(endpoint: CompiledEndpoint): JsonSchema {
           "Shaped by the endpoint's response transformer (declare its schema with the endpoint's openapi.record).",
       }
     );
-  return recordOf(endpoint.resource, includeTree(endpoint.allowedIncludes), [
-    ...endpoint.allowedCounts.keys(),
-  ]);
+  return recordOf(
+    endpoint.resource,
+    includeTree(endpoint.allowedIncludes),
+    [...endpoint.allowedCounts.keys()],
+    new Set(endpoint.includeConstraints.keys()),
+  );
 }
 
 /** The column a filter name reaches (`score`, `department.name`), when it names one. */
@@ -186,7 +198,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  * `filter` as an object: each allowed filter name, its operators and their values (the bare value is
  * the `eq` shorthand), `meta.*` as a pattern, and `and` / `or` groups of the same object.
  */
-export function filterSchema(endpoint: CompiledEndpoint, filters: readonly SchemaFilter[], self: string) {
+export function filterSchema(endpoint: FilterScope, filters: readonly SchemaFilter[], self: string) {
   const properties: Record<string, JsonSchema> = {};
   const patternProperties: Record<string, JsonSchema> = {};
   for (const filter of filters) {

@@ -68,6 +68,22 @@ function objectType(s: JsonSchema, indent: string): string {
   return `{\n${lines.join('\n')}\n${indent}}`;
 }
 
+/** The `includeConstraints` member of one endpoint's `Resources` entry: per include path, its filter and sorts. */
+function includeConstraintLines(
+  constraints: Readonly<Record<string, { filter: string; sort: readonly string[] }>>,
+  names: (values: readonly string[]) => string,
+): string[] {
+  const entries = Object.entries(constraints);
+  if (entries.length === 0) return ['    includeConstraints: {};'];
+  return [
+    '    includeConstraints: {',
+    ...entries.map(
+      ([path, { filter, sort }]) => `      ${key(path)}: { filter: ${filter}; sort: ${names(sort)} };`,
+    ),
+    '    };',
+  ];
+}
+
 /**
  * The TypeScript module of a service's types: each component schema of the document, a `Resources`
  * map for `createClient` (record, filter, inputs, include/count/sort names per endpoint) and the
@@ -99,6 +115,7 @@ export function renderTypes(document: OpenApiDocument): string {
       `    count: ${names(summary.count)};`,
       `    sort: ${names(summary.sort)};`,
       `    actions: ${names(summary.actions)};`,
+      ...includeConstraintLines(summary.includeConstraints ?? {}, names),
       '  };',
     );
   }

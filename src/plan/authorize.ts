@@ -10,9 +10,21 @@ import {
 } from '../request/list-request.js';
 import type { ResolvedRelation } from '../resource/registry.js';
 import { checkCursorValues, decodeCursor } from './cursor.js';
-import { type CompiledEndpoint, parseSort } from './endpoint.js';
+import {
+  type CompiledEndpoint,
+  type CompiledIncludeConstraint,
+  type FilterScope,
+  parseSort,
+} from './endpoint.js';
 import { buildConditions, notAllowedMessage, resolveFilter } from './filters.js';
-import type { FilterNode, IncludeNode, ListPlan, PageMode, SortTerm } from './list-plan.js';
+import type {
+  FilterNode,
+  IncludeConstraint,
+  IncludeNode,
+  ListPlan,
+  PageMode,
+  SortTerm,
+} from './list-plan.js';
 import { relationPath } from './paths.js';
 
 const MAX_PAGE = 1_000_000_000;
@@ -48,6 +60,7 @@ export function authorize(
     ? exportMode(endpoint, request.params, format, errors)
     : pageMode(endpoint, request.params, sort, errors);
   const includes = includeTree(endpoint, request.params.include, errors);
+  constrainIncludes(endpoint, request.includeConstraints, includes, errors);
   const counts = countList(endpoint, request.params.count, errors);
   const { fields, columns } = fieldSets(endpoint, request.fields, includes, sort, errors);
   if (!errors.isEmpty || !mode) return undefined;
@@ -157,8 +170,15 @@ function commaList(text: string | undefined): string[] {
   return (text ?? '').split(',').filter((item) => item !== '');
 }
 
+type MutableInclude = {
+  relation: ResolvedRelation;
+  children: MutableInclude[];
+  path: string;
+  constraint?: IncludeConstraint;
+};
+
 function includeTree(endpoint: CompiledEndpoint, text: string | undefined, errors: ErrorBag): IncludeNode[] {
-  type Node = { relation: ResolvedRelation; children: Node[]; path: string };
+  type Node = MutableInclude;
   const roots: Node[] = [];
   for (const path of commaList(text)) {
     const hops = endpoint.allowedIncludes.has(path) ? relationPath(endpoint.resource, path) : undefined;
@@ -191,6 +211,79 @@ function includePaths(nodes: readonly IncludeNode[], into = new Map<string, Incl
     includePaths(node.children, into);
   }
   return into;
+}
+
+/**
+ * `include_filter[<path>]…`, `include_sort[<path>]`, `include_limit[<path>]` → each include's
+ * constraint, set on its node; the policy's `maxLimit` limits an include the request does not limit.
+ * A constraint on a path this request does not include, or one the policy does not allow, is a 422
+ * keyed by its parameter.
+ */
+function constrainIncludes(
+  endpoint: CompiledEndpoint,
+  requested: ListRequest['includeConstraints'],
+  includes: readonly IncludeNode[],
+  errors: ErrorBag,
+): void {
+  const included = includePaths(includes) as Map<string, MutableInclude>;
+  const constrainable = [...endpoint.includeConstraints.keys()].join(', ') || 'none';
+  for (const [path, input] of Object.entries(requested)) {
+    const given = (['filter', 'sort', 'limit'] as const).filter((part) => input[part] !== undefined);
+    const keyOf = (part: (typeof given)[number]) => `include_${part}.${path}`;
+    const allowed = endpoint.includeConstraints.get(path);
+    const node = included.get(path);
+    if (!allowed || !node) {
+      for (const part of given)
+        errors.add(
+          keyOf(part),
+          allowed
+            ? `include_${part}[${path}] constrains an include this request does not ask for (add include=${path}).`
+            : `The include "${path}" cannot be filtered, sorted or limited on this endpoint. Includes that can: ${constrainable}.`,
+        );
+      continue;
+    }
+    const where = input.filter
+      ? clause(allowed, input.filter, errors, { withTrashed: false }, 0, keyOf('filter'))
+      : [];
+    const sort = input.sort === undefined ? [] : includeSort(allowed, input.sort, keyOf('sort'), errors);
+    const limit =
+      input.limit === undefined
+        ? allowed.maxLimit
+        : wholeNumber(input.limit, keyOf('limit'), 1, allowed.largestLimit, errors, `include_limit[${path}]`);
+    node.constraint = { where, sort, ...(limit !== undefined && { limit }) };
+  }
+  // A maxLimit applies to an include the request did not constrain at all.
+  for (const [path, allowed] of endpoint.includeConstraints) {
+    const node = included.get(path);
+    if (node && !node.constraint && allowed.maxLimit !== undefined)
+      node.constraint = { where: [], sort: [], limit: allowed.maxLimit };
+  }
+}
+
+/**
+ * `include_sort[<path>]=-a,b` → sort terms on the related resource, then its key columns in the last
+ * term's direction: the order is total, and one index on (link, sort columns, key) serves it.
+ */
+function includeSort(
+  allowed: CompiledIncludeConstraint,
+  text: string,
+  key: string,
+  errors: ErrorBag,
+): SortTerm[] {
+  const terms = parseSort(
+    text,
+    // Columns only: a related record's order has no relation sorts or counts of its own.
+    new Map([...allowed.allowedSorts].map((name) => [name, undefined])),
+    (message) =>
+      errors.add(
+        key,
+        `${message} Allowed sorts of ${allowed.path}: ${[...allowed.allowedSorts].join(', ') || 'none'}; prefix with - for descending.`,
+      ),
+  );
+  const direction = terms.at(-1)?.direction ?? 'asc';
+  for (const column of allowed.resource.keyColumns)
+    if (!terms.some((term) => term.name === column)) terms.push({ name: column, direction });
+  return terms;
 }
 
 /**
@@ -298,11 +391,13 @@ function wholeNumber(
   fallback: number,
   max: number,
   errors: ErrorBag,
+  /** How the message names the parameter (default: its key). */
+  name = key,
 ): number {
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < 1 || value > max) {
-    errors.add(key, `The ${key} parameter must be a whole number between 1 and ${max}.`);
+    errors.add(key, `The ${name} parameter must be a whole number between 1 and ${max}.`);
     return fallback;
   }
   return value;
@@ -325,20 +420,22 @@ function sortTerms(endpoint: CompiledEndpoint, text: string | undefined, errors:
 }
 
 function clause(
-  endpoint: CompiledEndpoint,
+  endpoint: FilterScope,
   input: ClauseInput,
   errors: ErrorBag,
   state: Scope,
   depth: number,
+  /** The key problems are reported under, before the filter's name. */
+  prefix = 'filter',
 ): FilterNode[] {
   const nodes: FilterNode[] = [];
   for (const field of input.fields) {
-    const node = fieldNode(endpoint, field, errors, state, depth);
+    const node = fieldNode(endpoint, field, errors, state, depth, prefix);
     if (node) nodes.push(node);
   }
   for (const group of input.groups) {
     const children = group.members
-      .map((member) => clause(endpoint, member, errors, state, depth + 1))
+      .map((member) => clause(endpoint, member, errors, state, depth + 1, prefix))
       .filter((members) => members.length > 0)
       .map(
         (members): FilterNode =>
@@ -350,13 +447,14 @@ function clause(
 }
 
 function fieldNode(
-  endpoint: CompiledEndpoint,
+  endpoint: FilterScope,
   field: FieldInput,
   errors: ErrorBag,
   state: Scope,
   depth: number,
+  prefix: string,
 ): FilterNode | undefined {
-  const key = `filter.${field.name}`;
+  const key = `${prefix}.${field.name}`;
   const report = (message: string) => errors.add(key, message);
   const resolution = resolveFilter(endpoint, field.name);
   if (!resolution) return void report(notAllowedMessage(endpoint, field.name));

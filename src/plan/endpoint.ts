@@ -8,11 +8,12 @@ import type { CustomFilterCallback, DefaultFilterValue } from '../resource/types
 import type { FieldTarget, SortTerm, SortThrough } from './list-plan.js';
 import { relationPath, resolvePath } from './paths.js';
 
-/** An endpoint policy prepared once at start-up: lookups by name, defaults parsed, limits merged. */
-export interface CompiledEndpoint {
-  readonly path: string;
+/**
+ * A filter whitelist over one resource, what `resolveFilter` reads: an endpoint's (`allowedFilters`)
+ * or an include's (`includeConstraints[path].allowedFilters`, over the related resource).
+ */
+export interface FilterScope {
   readonly resource: ResolvedResource;
-  readonly policy: EndpointPolicy;
   readonly limits: Limits;
   /** `allowedFilters` entries that name one filter exactly. */
   readonly exactFilters: ReadonlySet<string>;
@@ -23,6 +24,28 @@ export interface CompiledEndpoint {
   readonly customFilters: ReadonlyMap<string, CustomFilterCallback>;
   /** The allowed filter names as configured, for error messages. */
   readonly allowedFilterNames: readonly string[];
+}
+
+/** What a client may constrain on one include (`EndpointPolicy.includeConstraints`), checked. */
+export interface CompiledIncludeConstraint extends FilterScope {
+  /** The include path (`posts`, `posts.comments`). */
+  readonly path: string;
+  /** The to-many relation the path ends with; `resource` is its target. */
+  readonly relation: ResolvedRelation;
+  readonly allowedSorts: ReadonlySet<string>;
+  /** The policy's `maxLimit`: also the limit of a request that gives none. */
+  readonly maxLimit: number | undefined;
+  /** The largest `include_limit` a request may give: `maxLimit`, or `MAX_INCLUDE_LIMIT`. */
+  readonly largestLimit: number;
+}
+
+/** The largest `include_limit` where the policy sets no `maxLimit`. */
+export const MAX_INCLUDE_LIMIT = 1000;
+
+/** An endpoint policy prepared once at start-up: lookups by name, defaults parsed, limits merged. */
+export interface CompiledEndpoint extends FilterScope {
+  readonly path: string;
+  readonly policy: EndpointPolicy;
   /** Default filters with fixed values. */
   readonly defaultFilters: readonly FieldInput[];
   /** Default filters whose value is a function of the request's context (`defaultsFor`). */
@@ -41,6 +64,8 @@ export interface CompiledEndpoint {
    */
   readonly allowedFields: ReadonlyMap<string, ReadonlySet<string>>;
   readonly allowedCounts: ReadonlyMap<string, ResolvedRelation>;
+  /** What each include path may be constrained by (`include_filter`, `include_sort`, `include_limit`). */
+  readonly includeConstraints: ReadonlyMap<string, CompiledIncludeConstraint>;
   /** The columns `search` looks in (strings, maybe through relations). */
   readonly searchTargets: readonly FieldTarget[];
   readonly allowAll: AllLimit | undefined;
@@ -293,20 +318,19 @@ function compileTimeout(ms: number | undefined, where: string): number {
   return ms;
 }
 
-export function compileEndpoint(
-  policy: EndpointPolicy,
-  resources: ReadonlyMap<string, ResolvedResource>,
-  serviceLimits: Partial<Limits> | undefined,
-): CompiledEndpoint {
-  const resource = resources.get(policy.resource);
-  const where = `Endpoint for "${policy.resource}"`;
-  if (!resource) throw new ConfigurationError(`${where}: unknown resource.`);
+/** An `allowedFilters` list, checked against `resource`'s definitions. */
+function compileFilterWhitelist(
+  resource: ResolvedResource,
+  entries: readonly (string | { name: string; callback: CustomFilterCallback })[],
+  where: string,
+  setting: string,
+): Omit<FilterScope, 'resource' | 'limits'> {
   const exactFilters = new Set<string>();
   const wildcardOwners = new Set<string>();
   const customFilters = new Map<string, CustomFilterCallback>();
   let allColumns = false;
   const allowedFilterNames: string[] = [];
-  for (const entry of policy.allowedFilters ?? []) {
+  for (const entry of entries) {
     if (typeof entry !== 'string') {
       customFilters.set(entry.name, entry.callback);
       allowedFilterNames.push(entry.name);
@@ -318,7 +342,7 @@ export function compileEndpoint(
       const owner = entry.slice(0, -2);
       if (!relationPath(resource, owner) && resolvePath(resource, owner)?.column.type !== 'json')
         throw new ConfigurationError(
-          `${where}: allowedFilters entry "${entry}" is neither a relation nor a JSON column.`,
+          `${where}: ${setting} entry "${entry}" is neither a relation nor a JSON column.`,
         );
       wildcardOwners.add(owner);
     } else {
@@ -326,10 +350,89 @@ export function compileEndpoint(
         (entry === 'trashed' && resource.softDeleteColumn !== undefined) ||
         resource.scopes.has(entry) ||
         resolvePath(resource, entry) !== undefined;
-      if (!known) throw new ConfigurationError(`${where}: allowedFilters names unknown filter "${entry}".`);
+      if (!known) throw new ConfigurationError(`${where}: ${setting} names unknown filter "${entry}".`);
       exactFilters.add(entry);
     }
   }
+  return { exactFilters, allColumns, wildcardOwners, customFilters, allowedFilterNames };
+}
+
+/** A visible column of `resource` a sort can order by. */
+const sortable = (resource: ResolvedResource, column: string): boolean => {
+  const found = resource.columns.get(column);
+  return found !== undefined && !found.hidden && kinds[found.type].ordered;
+};
+
+/**
+ * `includeConstraints`, checked: each path an allowed include ending with a to-many relation, each
+ * filter and sort a name of the related resource, `maxLimit` a whole number, and no column of the
+ * parent named like the `<relation>_total` a limited include adds.
+ */
+function compileIncludeConstraints(
+  resource: ResolvedResource,
+  includes: ReadonlySet<string>,
+  policy: EndpointPolicy,
+  limits: Limits,
+  where: string,
+): Map<string, CompiledIncludeConstraint> {
+  const compiled = new Map<string, CompiledIncludeConstraint>();
+  for (const [path, constraint] of Object.entries(policy.includeConstraints ?? {})) {
+    const at = `${where}: includeConstraints["${path}"]`;
+    const hops = includes.has(path) ? relationPath(resource, path) : undefined;
+    if (!hops)
+      throw new ConfigurationError(
+        `${at}: "${path}" is not an allowed include (allowedIncludes: ${[...includes].join(', ') || 'none'}).`,
+      );
+    const relation = hops[hops.length - 1] as ResolvedRelation;
+    const parent = hops.length > 1 ? (hops[hops.length - 2] as ResolvedRelation).target : resource;
+    if (relation.kind !== 'hasMany' && relation.kind !== 'belongsToMany')
+      throw new ConfigurationError(
+        `${at}: "${relation.name}" is a ${relation.kind} relation; only a to-many relation (hasMany, belongsToMany) has a list to filter, sort or limit.`,
+      );
+    const total = `${relation.name}_total`;
+    if (parent.columns.has(total))
+      throw new ConfigurationError(
+        `${at}: "${parent.name}" has a column "${total}", the name a limited include of "${relation.name}" answers its total under.`,
+      );
+    const target = relation.target;
+    const entries = constraint.allowedFilters ?? [];
+    for (const entry of entries as unknown[])
+      if (typeof entry !== 'string' || entry === 'trashed')
+        throw new ConfigurationError(
+          `${at}: allowedFilters takes names of columns, relations and scopes of "${target.name}"${entry === 'trashed' ? ' (not trashed: soft-deleted related records are never included)' : ''}.`,
+        );
+    const filters = compileFilterWhitelist(target, entries, at, 'allowedFilters');
+    for (const column of constraint.allowedSorts ?? [])
+      if (!sortable(target, column))
+        throw new ConfigurationError(
+          `${at}: allowedSorts names unknown (or unordered: ${unorderedKinds}) column "${column}" of "${target.name}".`,
+        );
+    const { maxLimit } = constraint;
+    if (maxLimit !== undefined && !(Number.isSafeInteger(maxLimit) && maxLimit >= 1))
+      throw new ConfigurationError(`${at}: maxLimit must be a whole number, at least 1.`);
+    compiled.set(path, {
+      path,
+      relation,
+      resource: target,
+      limits,
+      ...filters,
+      allowedSorts: new Set(constraint.allowedSorts ?? []),
+      maxLimit,
+      largestLimit: maxLimit ?? MAX_INCLUDE_LIMIT,
+    });
+  }
+  return compiled;
+}
+
+export function compileEndpoint(
+  policy: EndpointPolicy,
+  resources: ReadonlyMap<string, ResolvedResource>,
+  serviceLimits: Partial<Limits> | undefined,
+): CompiledEndpoint {
+  const resource = resources.get(policy.resource);
+  const where = `Endpoint for "${policy.resource}"`;
+  if (!resource) throw new ConfigurationError(`${where}: unknown resource.`);
+  const filters = compileFilterWhitelist(resource, policy.allowedFilters ?? [], where, 'allowedFilters');
   const allowedCounts = compileCounts(resource, policy.allowedCounts ?? [], where);
   const allowedSorts = compileSorts(resource, policy.allowedSorts ?? [], allowedCounts, where);
   // The default order may use any visible column of an ordered kind, allowed to clients or not.
@@ -349,16 +452,13 @@ export function compileEndpoint(
       `${where}: perPage.default must be a whole number between 1 and perPage.max.`,
     );
   const includes = compileIncludes(resource, policy.allowedIncludes ?? [], where);
+  const limits = { ...defaultLimits, ...serviceLimits };
   return {
     path: policy.path ?? resource.name,
     resource,
     policy,
-    limits: { ...defaultLimits, ...serviceLimits },
-    exactFilters,
-    allColumns,
-    wildcardOwners,
-    customFilters,
-    allowedFilterNames,
+    limits,
+    ...filters,
     defaultFilters: Object.entries(policy.defaultFilters ?? {}).flatMap(([name, value]) =>
       typeof value === 'function' ? [] : [{ name, raw: rawFromDefault(value) }],
     ),
@@ -371,6 +471,7 @@ export function compileEndpoint(
     allowedIncludes: includes,
     allowedFields: compileFields(resource, includes, policy.allowedFields, where),
     allowedCounts,
+    includeConstraints: compileIncludeConstraints(resource, includes, policy, limits, where),
     searchTargets: compileSearch(resource, policy.allowedSearch ?? [], where),
     allowAll: compileAllowAll(policy.allowAll, where),
     total: compileTotal(policy.total, where),

@@ -3,7 +3,7 @@ import type { FieldInput, RawValue } from '../request/list-request.js';
 import { isObject } from '../request/parse.js';
 import type { ResolvedColumn } from '../resource/registry.js';
 import type { CustomFilterCallback, ScopeCallback } from '../resource/types.js';
-import type { CompiledEndpoint } from './endpoint.js';
+import type { FilterScope } from './endpoint.js';
 import type { Condition, FieldTarget, Scalar } from './list-plan.js';
 import { isOperator, type OperatorName, operators, operatorsFor, type TargetKind } from './operators.js';
 import { maxJsonDepth, resolvePath } from './paths.js';
@@ -21,7 +21,7 @@ export type Resolution =
  * does not allow get the same answer, so errors never reveal the schema. The first segment of a
  * dotted name is a relation or a JSON column of the resource, by its definition.
  */
-export function resolveFilter(endpoint: CompiledEndpoint, name: string): Resolution | undefined {
+export function resolveFilter(endpoint: FilterScope, name: string): Resolution | undefined {
   const custom = endpoint.customFilters.get(name);
   if (custom) return { kind: 'custom', callback: custom };
   const { resource } = endpoint;
@@ -39,7 +39,7 @@ export function resolveFilter(endpoint: CompiledEndpoint, name: string): Resolut
   return allowed ? { kind: 'field', target: path.target, column: path.column } : undefined;
 }
 
-export function notAllowedMessage(endpoint: CompiledEndpoint, name: string): string {
+export function notAllowedMessage(endpoint: FilterScope, name: string): string {
   // Too deep inside a JSON column the endpoint allows: say so (the column is no secret to this client).
   for (const owner of endpoint.wildcardOwners) {
     if (!name.startsWith(`${owner}.`) || resolvePath(endpoint.resource, owner)?.column.type !== 'json')
@@ -95,7 +95,7 @@ function describeKind(kind: TargetKind): string {
 
 /** Turns one field's operators and values into typed conditions, reporting every problem. */
 export function buildConditions(
-  endpoint: CompiledEndpoint,
+  endpoint: FilterScope,
   field: FieldInput,
   resolution: Extract<Resolution, { kind: 'field' }>,
   report: Report,

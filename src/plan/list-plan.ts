@@ -114,6 +114,18 @@ export interface IncludeNode {
   readonly children: readonly IncludeNode[];
   /** Its path from the records (`roles`, `posts.comments`): its key in `ListPlan.fields`. */
   readonly path: string;
+  /** `include_filter`, `include_sort`, `include_limit` (or the policy's `maxLimit`) for this include. */
+  readonly constraint?: IncludeConstraint;
+}
+
+/** What one (to-many) include's related records are narrowed to, per parent. */
+export interface IncludeConstraint {
+  /** AND of these, on the related resource (its scopes and soft deletes apply as ever). */
+  readonly where: readonly FilterNode[];
+  /** The related records' order, the key columns last (a total order); empty: the key's order. */
+  readonly sort: readonly SortTerm[];
+  /** At most this many related records per parent; the parent then gets `<relation>_total`. */
+  readonly limit?: number;
 }
 
 /** A decoded cursor: the sort values of the record it points past, exactly as stored. */

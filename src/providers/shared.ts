@@ -23,6 +23,7 @@ import {
   type WriteRefusal,
 } from '../client/index.js';
 import type { FilterNode } from '../client/query.js';
+import { filterNodes } from '../client/typed.js';
 
 type Headers = Record<string, string>;
 
@@ -83,6 +84,15 @@ export interface LoadMeta {
    * (`['name', 'email', { roles: ['name'] }]`).
    */
   fields?: ListQuery['fields'] | FieldList;
+  /**
+   * Constrained includes, by include path: the related records' filter as an object
+   * (`{ posts: { status: 'published', score: { gte: 2 } } }`, the typed client's form) or as the
+   * client's filter nodes, their order (`{ posts: '-created_at' }`) and how many per record
+   * (`{ posts: 3 }`, with `posts_total`).
+   */
+  include_filter?: Readonly<Record<string, Readonly<Record<string, unknown>> | readonly FilterNode[]>>;
+  include_sort?: ListQuery['include_sort'];
+  include_limit?: ListQuery['include_limit'];
 }
 
 /** refine's list form → fields by owner (`''`: the records). */
@@ -99,13 +109,31 @@ function fieldsByOwner(fields: NonNullable<LoadMeta['fields']>): NonNullable<Lis
   return byOwner;
 }
 
-export function loadQuery(meta: unknown): Pick<ListQuery, 'include' | 'count' | 'fields'> {
-  const { include, count, fields } = (meta ?? {}) as LoadMeta;
+type LoadQuery = Pick<
+  ListQuery,
+  'include' | 'count' | 'fields' | 'include_filter' | 'include_sort' | 'include_limit'
+>;
+
+export function loadQuery(meta: unknown): LoadQuery {
+  const { include, count, fields, include_filter, include_sort, include_limit } = (meta ?? {}) as LoadMeta;
   const byOwner = fields === undefined ? undefined : fieldsByOwner(fields);
+  const filters =
+    include_filter &&
+    Object.fromEntries(
+      Object.entries(include_filter).map(([path, filter]) => [
+        path,
+        Array.isArray(filter)
+          ? (filter as readonly FilterNode[])
+          : filterNodes(filter as Record<string, unknown>),
+      ]),
+    );
   return {
     ...(include !== undefined && include.length > 0 ? { include } : {}),
     ...(count !== undefined && count.length > 0 ? { count } : {}),
     ...(byOwner !== undefined && Object.keys(byOwner).length > 0 ? { fields: byOwner } : {}),
+    ...(filters ? { include_filter: filters } : {}),
+    ...(include_sort ? { include_sort } : {}),
+    ...(include_limit ? { include_limit } : {}),
   };
 }
 

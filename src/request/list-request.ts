@@ -19,6 +19,13 @@ export interface ClauseInput {
   readonly groups: readonly GroupInput[];
 }
 
+/** The constraints given for one include path, each still raw. */
+export interface IncludeConstraintInput {
+  filter?: ClauseInput;
+  sort?: string;
+  limit?: string;
+}
+
 /** The untrusted request, reduced to shapes: what `parse` hands to `authorize`. */
 export interface ListRequest {
   readonly filter: ClauseInput;
@@ -29,6 +36,11 @@ export interface ListRequest {
    * path; `''` for a bare `fields=a,b`.
    */
   readonly fields: Readonly<Record<string, string>>;
+  /**
+   * `include_filter[<path>]…`, `include_sort[<path>]=…` and `include_limit[<path>]=…`, by include
+   * path as written: what one include's related records are narrowed to.
+   */
+  readonly includeConstraints: Readonly<Record<string, IncludeConstraintInput>>;
   /** The other parameters, each given at most once. */
   readonly params: Readonly<Partial<Record<ScalarParam, string>>>;
   /** The raw query string (without `?`), kept to build page links. */

@@ -6,6 +6,7 @@ import {
   type ClauseInput,
   type FieldInput,
   type GroupInput,
+  type IncludeConstraintInput,
   type ListRequest,
   type RawValue,
   type ScalarParam,
@@ -13,15 +14,17 @@ import {
 } from './list-request.js';
 
 const groupKinds = new Set(['and', 'or']);
-const knownParams = new Set<string>(['filter', 'fields', ...scalarParams]);
+/** The constraints of one include's related records, keyed by include path: `include_filter[posts][…]`. */
+const includeParams = ['include_filter', 'include_sort', 'include_limit'] as const;
+const knownParams = new Set<string>(['filter', 'fields', ...scalarParams, ...includeParams]);
 /** Parameters whose value is a comma-separated list, so a list given as an array reads the same. */
 const listParams = new Set<string>(['include', 'count', 'sort']);
 
 /** The qs options for our limits: every limit throws instead of silently reshaping the input. */
 function qsOptions(limits: Limits): qs.IParseOptions {
   return {
-    // filter [or] [0] per group level, then [name] [operator] [index].
-    depth: limits.maxGroupDepth * 2 + 4,
+    // [include path] for include_filter, filter [or] [0] per group level, then [name] [operator] [index].
+    depth: limits.maxGroupDepth * 2 + 5,
     strictDepth: true,
     arrayLimit: Math.max(limits.maxListLength, limits.maxConditions),
     parameterLimit: 1000,
@@ -64,6 +67,7 @@ export function parseListQuery(
     filter: { fields: [], groups: [] },
     mentioned: new Set(),
     fields: {},
+    includeConstraints: {},
     params: {},
     rawQuery,
   };
@@ -86,12 +90,15 @@ export function parseListQuery(
 
   const params: Partial<Record<ScalarParam, string>> = {};
   const fields: Record<string, string> = {};
+  const includeConstraints: Record<string, IncludeConstraintInput> = {};
   for (const [key, value] of Object.entries(parsed)) {
     if (!knownParams.has(key)) {
       errors.add(key, unknownMessage(key));
     } else if (key === 'fields') {
       fieldSets(value, fields, errors);
-    } else if (key !== 'filter') {
+    } else if (key === 'include_sort' || key === 'include_limit') {
+      includeTexts(key, value, includeConstraints, errors);
+    } else if (key !== 'filter' && key !== 'include_filter') {
       if (typeof value === 'string') params[key as ScalarParam] = value;
       // `include[]=a&include[]=b` (what axios and qs write) means `include=a,b`: these take lists.
       else if (listParams.has(key) && Array.isArray(value) && value.every((item) => typeof item === 'string'))
@@ -111,13 +118,53 @@ export function parseListQuery(
         'filter',
         'Filters are given as filter[<name>]=<value> or filter[<name>][<operator>]=<value>.',
       );
-    if (walker.conditions > limits.maxConditions)
-      errors.add(
-        'filter',
-        `The request has ${walker.conditions} filter conditions: the limit is ${limits.maxConditions}.`,
-      );
   }
-  return { filter, mentioned, fields, params, rawQuery };
+  // The same grammar as `filter`, per include; its names never count as mentioned (defaults are the
+  // records' own), its conditions count towards the same limit.
+  const includeWalker = new FilterWalker(limits, errors, new Set());
+  const rawIncludeFilter = parsed.include_filter;
+  if (rawIncludeFilter !== undefined) {
+    const shape =
+      'Include filters are given as include_filter[<include path>][<name>]=<value> or include_filter[<include path>][<name>][<operator>]=<value>.';
+    if (!isObject(rawIncludeFilter)) {
+      if (prune(rawIncludeFilter) !== undefined) errors.add('include_filter', shape);
+    } else
+      for (const [path, raw] of Object.entries(rawIncludeFilter)) {
+        const key = `include_filter.${path}`;
+        if (isObject(raw)) {
+          const clause = includeWalker.clause(raw, key, 0, key);
+          if (clause.fields.length > 0 || clause.groups.length > 0)
+            includeConstraints[path] = { ...includeConstraints[path], filter: clause };
+        } else if (prune(raw) !== undefined) errors.add(key, shape);
+      }
+  }
+  const conditions = walker.conditions + includeWalker.conditions;
+  if (conditions > limits.maxConditions)
+    errors.add(
+      'filter',
+      `The request has ${conditions} filter conditions: the limit is ${limits.maxConditions}.`,
+    );
+  return { filter, mentioned, fields, includeConstraints, params, rawQuery };
+}
+
+/** `include_sort[<path>]=-a,b` and `include_limit[<path>]=3`, each path once. */
+function includeTexts(
+  param: 'include_sort' | 'include_limit',
+  value: RawValue,
+  into: Record<string, IncludeConstraintInput>,
+  errors: ErrorBag,
+): void {
+  const member = param === 'include_sort' ? 'sort' : 'limit';
+  const example = param === 'include_sort' ? '-<column>,<column>' : '<number>';
+  if (!isObject(value))
+    return void errors.add(param, `The ${param} parameter is given as ${param}[<include path>]=${example}.`);
+  for (const [path, raw] of Object.entries(value)) {
+    // A sort is a list (the array forms read as the comma-separated one); a limit is one value.
+    const text = member === 'sort' ? listText(raw) : typeof raw === 'string' ? raw : undefined;
+    if (text === undefined)
+      errors.add(`${param}.${path}`, `${param}[${path}] must be given once, as ${example}.`);
+    else if (text !== '') into[path] = { ...into[path], [member]: text };
+  }
 }
 
 /** A comma-separated list, or the same as `a[]=x&a[]=y` (what axios and qs write). */
@@ -156,12 +203,13 @@ class FilterWalker {
     private readonly mentioned: Set<string>,
   ) {}
 
-  clause(raw: { [key: string]: RawValue }, path: string, depth: number): ClauseInput {
+  /** `prefix`: the key a name's problems are reported under (`filter.<name>`, `include_filter.posts.<name>`). */
+  clause(raw: { [key: string]: RawValue }, path: string, depth: number, prefix = 'filter'): ClauseInput {
     const fields: FieldInput[] = [];
     const groups: GroupInput[] = [];
     for (const [name, value] of Object.entries(raw)) {
       if (groupKinds.has(name)) {
-        const group = this.group(name as GroupInput['kind'], value, `${path}.${name}`, depth + 1);
+        const group = this.group(name as GroupInput['kind'], value, `${path}.${name}`, depth + 1, prefix);
         if (group) groups.push(group);
         continue;
       }
@@ -170,7 +218,7 @@ class FilterWalker {
       if (pruned === undefined) continue; // rule 4.2.5: an empty value is no filter at all
       if (hasNul(pruned)) {
         // No engine stores it in text, and PostgreSQL rejects it outright: refuse it for every filter kind.
-        this.errors.add(`filter.${name}`, `A value of filter "${name}" contains a NUL character.`);
+        this.errors.add(`${prefix}.${name}`, `A value of filter "${name}" contains a NUL character.`);
         continue;
       }
       this.conditions += isObject(pruned) ? Object.keys(pruned).length : 1;
@@ -179,7 +227,13 @@ class FilterWalker {
     return { fields, groups };
   }
 
-  private group(kind: GroupInput['kind'], raw: RawValue, key: string, depth: number): GroupInput | undefined {
+  private group(
+    kind: GroupInput['kind'],
+    raw: RawValue,
+    key: string,
+    depth: number,
+    prefix: string,
+  ): GroupInput | undefined {
     if (depth > this.limits.maxGroupDepth) {
       this.errors.add(
         'filter',
@@ -208,7 +262,7 @@ class FilterWalker {
           );
         continue;
       }
-      const member = this.clause(item, key, depth);
+      const member = this.clause(item, key, depth, prefix);
       if (member.fields.length > 0 || member.groups.length > 0) members.push(member);
     }
     return members.length > 0 ? { kind, members } : undefined;

@@ -84,6 +84,13 @@ export interface EndpointPolicy<Ctx = unknown> {
    */
   allowedFields?: string[];
   allowedCounts?: string[];
+  /**
+   * What a client may constrain per include (`include_filter`, `include_sort`, `include_limit`), by
+   * include path: each a to-many relation among `allowedIncludes`. Without an entry, an include takes
+   * no constraint. `maxLimit` caps `include_limit` and, when the request gives none, limits the
+   * include to it; a limited include adds `<relation>_total` to each parent record.
+   */
+  includeConstraints?: Record<string, IncludeConstraintPolicy>;
   allowedSorts?: string[];
   allowedSearch?: string[];
   allowAll?: AllLimit;
@@ -127,6 +134,17 @@ export interface EndpointPolicy<Ctx = unknown> {
     /** A description of the endpoint's operations. */
     description?: string;
   };
+}
+
+/**
+ * What may be constrained on one include: names as in the endpoint's own `allowedFilters` and
+ * `allowedSorts`, of the related resource's columns (and its relations and scopes, for filters).
+ */
+export interface IncludeConstraintPolicy {
+  allowedFilters?: string[];
+  allowedSorts?: string[];
+  /** The largest `include_limit`, and the limit applied when the request gives none. */
+  maxLimit?: number;
 }
 
 /** The request as the service's own `context` hook sees it (hosts may give their own hook instead). */

@@ -1,7 +1,7 @@
 import qs from 'qs';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { kinds } from '../kinds/index.js';
-import type { CompiledEndpoint } from '../plan/endpoint.js';
+import type { CompiledEndpoint, FilterScope } from '../plan/endpoint.js';
 import { operatorsFor, type TargetKind } from '../plan/operators.js';
 import { resolvePath } from '../plan/paths.js';
 import { exportFormats } from '../request/list-request.js';
@@ -98,6 +98,18 @@ export function buildSchemaDocument(
       sorts: [...endpoint.allowedSorts.keys()],
       exports: endpoint.allowAll === undefined ? [] : [...exportFormats],
       exportMax: typeof endpoint.allowAll === 'number' ? endpoint.allowAll : null,
+      includeConstraints: Object.fromEntries(
+        [...endpoint.includeConstraints].map(([path, constraint]) => [
+          path,
+          {
+            // The declared options are the records' inputs', not the related resource's.
+            filters: schemaFilters(constraint, new Map()),
+            sorts: [...constraint.allowedSorts],
+            maxLimit: constraint.maxLimit ?? null,
+            largestLimit: constraint.largestLimit,
+          },
+        ]),
+      ),
     },
     form: {
       id: formId,
@@ -151,7 +163,7 @@ function filterFor(
 }
 
 /** Every filter `allowedFilters` authorizes, wildcards expanded (except JSON paths, which stay `<column>.*`). */
-function schemaFilters(endpoint: CompiledEndpoint, options: Map<string, SelectOption[]>): SchemaFilter[] {
+function schemaFilters(endpoint: FilterScope, options: Map<string, SelectOption[]>): SchemaFilter[] {
   const { resource } = endpoint;
   const filters = new Map<string, SchemaFilter>();
   const add = (filter: SchemaFilter) => {

@@ -48,6 +48,15 @@ export interface SchemaDocument {
      */
     exports: ExportFormat[];
     exportMax: number | null;
+    /**
+     * What each constrainable include may be narrowed by (`includeConstraints`), by include path: the
+     * filters `include_filter[<path>]` takes (as `filters` describes the list's), the columns
+     * `include_sort[<path>]` may name, the policy's `maxLimit` (null: none) and the largest
+     * `include_limit[<path>]` (`maxLimit`, or 1000). With a `maxLimit` the include is limited to it
+     * when the request gives no limit. A limited include adds `<relation>_total` to each record that
+     * includes it. An include not named here takes no constraint.
+     */
+    includeConstraints: Record<string, SchemaIncludeConstraint>;
   };
   form: {
     id: string;
@@ -93,6 +102,14 @@ export interface SchemaFilter {
   value: string;
   operators: string[];
   options?: SelectOption[];
+}
+
+/** What one include may be filtered, sorted and limited by. */
+export interface SchemaIncludeConstraint {
+  filters: SchemaFilter[];
+  sorts: string[];
+  maxLimit: number | null;
+  largestLimit: number;
 }
 
 /** A belongs-to relation of a record, for a frontend that shows the related record's title. */

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
+  type AliasedRawBuilder,
   type DatabaseConnection,
   type Dialect,
   type Driver,
@@ -313,6 +314,14 @@ export interface SqlDialect {
    */
   readonly rowEstimate?: RowEstimate;
 
+  /**
+   * Each parent's first `limit` related rows, and how many match, in one statement (a constrained
+   * include, src/sql/related.ts): PostgreSQL joins the parents' keys to a LATERAL sub-select with
+   * ORDER BY … LIMIT; the others rank the matching rows' keys with window functions and read only
+   * the survivors' rows (`rankedTopPerParent`).
+   */
+  topPerParent(parts: TopPerParent): DynamicSelect;
+
   /** Parameter forms of typed values, as each database stores them. */
   bindBoolean(value: boolean): unknown;
   /** `iso` is a UTC instant as `YYYY-MM-DDTHH:MM:SS.sssZ`. */
@@ -335,6 +344,61 @@ export interface KindSql {
    * it is). `declared` is the column's declaration (`big`, …).
    */
   readonly select?: (column: RawBuilder<unknown>, declared: KindColumn) => RawBuilder<unknown> | undefined;
+}
+
+/**
+ * What a read of each parent's first related rows is made of; the dialect arranges the parts. Its rows
+ * carry the selected columns, `__parent_key` and `__total` (the parent's matching rows before the
+ * limit), each parent's rows together and in order.
+ */
+export interface TopPerParent {
+  readonly db: DynamicDb;
+  /** The related table and its key columns (a ranked read joins back on them). */
+  readonly table: string;
+  readonly keyColumns: readonly string[];
+  /** At most this many rows per parent: a bound parameter. */
+  readonly limit: unknown;
+  /**
+   * FROM the related table as `alias` (through the pivot, as `<alias>_p`) WHERE it matches: its scope,
+   * soft deletes, the include's filter, and its link among the parents' keys, or equal to `parent`.
+   */
+  matching(alias: string, parent?: Expression<unknown>): DynamicSelect;
+  /** The column under a `matching` alias that holds the parent's key. */
+  link(alias: string): string;
+  /** The ORDER BY terms under `alias` (NULL placed as everywhere; the key last: a total order). */
+  order(alias: string): RawBuilder<unknown>[];
+  /** The columns answered, under `alias`. */
+  selection(alias: string): AliasedRawBuilder<unknown, string>[];
+  /** The parents' distinct keys, as rows of `__parent_key`, read from the parents' own table. */
+  parents(): DynamicSelect;
+}
+
+/**
+ * `topPerParent` where there is no LATERAL (SQLite, MariaDB): the matching rows' keys only are ranked
+ * per parent (`ROW_NUMBER()` and `COUNT(*)` over the link), and the full rows are read for the ranks
+ * within the limit alone — never every related row to keep a few.
+ */
+export function rankedTopPerParent(parts: TopPerParent): DynamicSelect {
+  const link = sql.ref(parts.link('k'));
+  const order = sql.join(parts.order('k'));
+  const ranked = parts
+    .matching('k')
+    .select([
+      link.as('__parent_key'),
+      ...parts.keyColumns.map((column, i) => sql.ref(`k.${column}`).as(`__key${i}`)),
+      sql`row_number() over (partition by ${link} order by ${order})`.as('__rank'),
+      sql`count(*) over (partition by ${link})`.as('__total'),
+    ]);
+  return parts.db
+    .selectFrom(ranked.as('ranked'))
+    .innerJoin(`${parts.table} as r`, (join) =>
+      parts.keyColumns.reduce((on, column, i) => on.onRef(`r.${column}`, '=', `ranked.__key${i}`), join),
+    )
+    .select(parts.selection('r'))
+    .select(['ranked.__parent_key', 'ranked.__total'])
+    .where('ranked.__rank', '<=', parts.limit)
+    .orderBy('ranked.__parent_key')
+    .orderBy('ranked.__rank');
 }
 
 /** See `SqlDialect.rowEstimate`. */

@@ -11,7 +11,7 @@ import type { EndpointPolicy } from '../resource/policy.js';
 import { type ResolvedResource, reachesScope } from '../resource/registry.js';
 import { ListCompiler } from './compile.js';
 import type { DynamicDb, SqlDialect, Statement } from './dialect.js';
-import { classOf, Param, Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
+import { classOf, Param, param, Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
 
 /** How a page of rows is cut, with real values (`after`: the sort values of the record to continue past). */
 export interface RowsOptions {
@@ -129,7 +129,7 @@ class Templater {
     return template;
   }
 
-  private node(node: FilterNode): FilterNode<SlotValues> {
+  node(node: FilterNode): FilterNode<SlotValues> {
     switch (node.kind) {
       case 'and':
       case 'or': {
@@ -197,7 +197,7 @@ class Templater {
 }
 
 /** SQL text and its parameters, slots still in place: compiled once per shape. */
-interface CompiledShape {
+export interface CompiledShape {
   readonly sql: string;
   readonly parameters: readonly unknown[];
 }
@@ -207,6 +207,39 @@ function bindValues(shape: CompiledShape, values: readonly unknown[]): Statement
     parameter instanceof Param ? parameter.bind(values[parameter.index] as never) : parameter,
   );
   return { sql: shape.sql, parameters };
+}
+
+/**
+ * A statement compiled outside a list's prepared shapes (a constrained include's): its filters and its
+ * other client values as slots, so that one compilation serves every request of the same `key`, each
+ * bound with its own values.
+ */
+export class SlottedStatement {
+  private readonly templater = new Templater();
+  readonly nodes: readonly FilterNode<SlotValues>[];
+
+  constructor(nodes: readonly FilterNode[]) {
+    this.nodes = nodes.map((node) => this.templater.node(node));
+  }
+
+  /** A value bound as a parameter (the slot's class is part of the key). */
+  value(value: Scalar): Param {
+    return param(this.templater.slot(value));
+  }
+
+  /** What the SQL depends on: the filters' structure, operators and value classes, and the values' count. */
+  get key(): string {
+    return this.templater.key;
+  }
+
+  /** False when a filter runs a callback (a scope, a custom filter): its SQL may differ each time. */
+  get cacheable(): boolean {
+    return this.templater.cacheable;
+  }
+
+  bind(compiled: CompiledShape): Statement {
+    return bindValues(compiled, this.templater.values);
+  }
 }
 
 /** Shapes kept per endpoint; past this the oldest is dropped (a client varying its filters cannot grow memory). */

@@ -318,11 +318,75 @@ export async function insertUsers(conn: Connection, rows: readonly UserRow[]): P
     .execute();
 }
 
+/** A post as the tests write it: `body` and `meta` default to what the fixture gives them. */
+export interface PostInsert {
+  id: number;
+  user_id: number;
+  title: string;
+  status: string;
+  score: number;
+  meta?: unknown;
+  body?: string;
+  published_at: string | null;
+  created_at: string;
+  deleted_at: string | null;
+}
+
+/** Inserts posts as the engine stores them (JSON and datetimes in its own forms). */
+export async function insertPosts(conn: Connection, rows: readonly PostInsert[]): Promise<void> {
+  const { db, dialect } = conn;
+  const dt = (iso: string | null) => (iso === null ? null : dialect.bindDatetime(iso));
+  await db
+    .insertInto('posts')
+    .values(
+      rows.map((post) => ({
+        ...post,
+        body: post.body ?? `Body of ${post.title}`,
+        meta: post.meta === null || post.meta === undefined ? null : JSON.stringify(post.meta),
+        published_at: dt(post.published_at),
+        created_at: dt(post.created_at),
+        deleted_at: dt(post.deleted_at),
+      })),
+    )
+    .execute();
+}
+
+export interface CommentRow {
+  id: number;
+  post_id: number;
+  user_id: number;
+  body: string;
+  approved: boolean;
+  created_at: string;
+}
+
+/** Inserts comments as the engine stores them. */
+export async function insertComments(conn: Connection, rows: readonly CommentRow[]): Promise<void> {
+  const { db, dialect } = conn;
+  await db
+    .insertInto('comments')
+    .values(
+      rows.map((c) => ({
+        ...c,
+        approved: dialect.bindBoolean(c.approved),
+        created_at: dialect.bindDatetime(c.created_at),
+      })),
+    )
+    .execute();
+}
+
+/** Links users to roles: user id → role ids. */
+export async function insertUserRoles(conn: Connection, links: Record<number, number[]>): Promise<void> {
+  const rows = Object.entries(links).flatMap(([user, ids]) =>
+    ids.map((id) => ({ user_id: Number(user), role_id: id })),
+  );
+  if (rows.length > 0) await conn.db.insertInto('role_user').values(rows).execute();
+}
+
 /** Inserts the fixture into tables made by the demo's createSchema. */
 export async function insertFixture(conn: Connection): Promise<void> {
   const { db, dialect } = conn;
   const dt = (iso: string | null) => (iso === null ? null : dialect.bindDatetime(iso));
-  const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
   await db
     .insertInto('departments')
     .values(departments.map((d) => ({ ...d, created_at: dt(d.created_at) })))
@@ -339,35 +403,7 @@ export async function insertFixture(conn: Connection): Promise<void> {
     .execute();
   await insertUsers(conn, users);
   await db.insertInto('profiles').values(profiles).execute();
-  await db
-    .insertInto('role_user')
-    .values(
-      Object.entries(userRoles).flatMap(([user, ids]) =>
-        ids.map((id) => ({ user_id: Number(user), role_id: id })),
-      ),
-    )
-    .execute();
-  await db
-    .insertInto('posts')
-    .values(
-      posts.map((post) => ({
-        ...post,
-        body: `Body of ${post.title}`,
-        meta: json(post.meta),
-        published_at: dt(post.published_at),
-        created_at: dt(post.created_at),
-        deleted_at: dt(post.deleted_at),
-      })),
-    )
-    .execute();
-  await db
-    .insertInto('comments')
-    .values(
-      comments.map((c) => ({
-        ...c,
-        approved: dialect.bindBoolean(c.approved),
-        created_at: dt(c.created_at),
-      })),
-    )
-    .execute();
+  await insertUserRoles(conn, userRoles);
+  await insertPosts(conn, posts);
+  await insertComments(conn, comments);
 }

@@ -4,7 +4,14 @@ import { resources } from '../../examples/demo/resources.js';
 import type { ResourceDefinition, RowScope } from '../../src/resource/types.js';
 import type { Connection } from '../../src/sql/connect.js';
 import * as fixture from './fixture.js';
-import { insertUsers, type UserRow } from './fixture.js';
+import {
+  type CommentRow,
+  insertComments,
+  insertPosts,
+  insertUserRoles,
+  insertUsers,
+  type UserRow,
+} from './fixture.js';
 
 /**
  * A multi-tenant copy of the demo: the tenant is the department. Users belong to one by
@@ -98,14 +105,7 @@ export interface PostRow {
   deleted_at: string | null;
 }
 
-export interface CommentRow {
-  id: number;
-  post_id: number;
-  user_id: number;
-  body: string;
-  approved: boolean;
-  created_at: string;
-}
+export type { CommentRow };
 
 export interface ProfileRow {
   id: number;
@@ -190,41 +190,12 @@ export const extraUserRoles: Record<number, number[]> = { 101: [4], 102: [2], 10
 
 /** Inserts the rows above into a database that holds the fixture. */
 export async function insertTenancyRows(conn: Connection): Promise<void> {
-  const { db, dialect } = conn;
-  const dt = (iso: string | null) => (iso === null ? null : dialect.bindDatetime(iso));
+  const { db } = conn;
   await insertUsers(conn, extraUsers);
   await db.insertInto('profiles').values(extraProfiles).execute();
-  await db
-    .insertInto('role_user')
-    .values(
-      Object.entries(extraUserRoles).flatMap(([userId, ids]) =>
-        ids.map((id) => ({ user_id: Number(userId), role_id: id })),
-      ),
-    )
-    .execute();
-  await db
-    .insertInto('posts')
-    .values(
-      extraPosts.map((row) => ({
-        ...row,
-        body: `Body of ${row.title}`,
-        meta: row.meta === null ? null : JSON.stringify(row.meta),
-        published_at: dt(row.published_at),
-        created_at: dt(row.created_at),
-        deleted_at: dt(row.deleted_at),
-      })),
-    )
-    .execute();
-  await db
-    .insertInto('comments')
-    .values(
-      extraComments.map((row) => ({
-        ...row,
-        approved: dialect.bindBoolean(row.approved),
-        created_at: dt(row.created_at),
-      })),
-    )
-    .execute();
+  await insertUserRoles(conn, extraUserRoles);
+  await insertPosts(conn, extraPosts);
+  await insertComments(conn, extraComments);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -70,7 +70,16 @@ export function prepareList(endpoint: CompiledEndpoint, connection: Connection):
       return record;
     });
     if (plan.includes.length > 0)
-      await loadIncludes(connection, plan.includes, records, ctx, options, plan.fields, answered && rows);
+      await loadIncludes(
+        connection,
+        endpoint.resource,
+        plan.includes,
+        records,
+        ctx,
+        options,
+        plan.fields,
+        answered && rows,
+      );
     return transform(records, ctx);
   }
 

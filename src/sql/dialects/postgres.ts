@@ -5,12 +5,14 @@ import {
   CANCEL_GRACE_MS,
   cancelThenClose,
   currentStatementOptions,
+  type DynamicSelect,
   insertReturning,
   networkErrorCodes,
   onceWithin,
   QueryCancelled,
   type Row,
   type SqlDialect,
+  type TopPerParent,
   watchRun,
   withQuietRollback,
 } from '../dialect.js';
@@ -217,6 +219,35 @@ function planRows(answer: readonly Row[]): number | undefined {
   return typeof rows === 'number' && Number.isFinite(rows) ? rows : undefined;
 }
 
+/**
+ * `topPerParent` with LATERAL: for each parent key, its count (a LATERAL count(*), read once per
+ * parent) and its first rows (a LATERAL sub-select with ORDER BY … LIMIT, which an index on the link
+ * and the sort columns answers by reading those rows alone). The count is not a window over the
+ * limited sub-select: that would read every matching row in full to keep a few.
+ */
+function lateralTopPerParent(parts: TopPerParent): DynamicSelect {
+  const parent = sql.ref('k.__parent_key');
+  const order = parts.order('r');
+  const top = order
+    .reduce(
+      (query, term) => query.orderBy(term),
+      parts
+        .matching('r', parent)
+        .select(parts.selection('r'))
+        .select(sql`row_number() over (order by ${sql.join(order)})`.as('__rank')),
+    )
+    .limit(sql<number>`${parts.limit}`);
+  const total = parts.matching('c', parent).select((eb) => eb.fn.countAll().as('__total'));
+  return parts.db
+    .selectFrom(parts.parents().as('k'))
+    .innerJoinLateral(total.as('c'), (join) => join.onTrue())
+    .innerJoinLateral(top.as('top'), (join) => join.onTrue())
+    .selectAll('top')
+    .select(['k.__parent_key', 'c.__total'])
+    .orderBy('k.__parent_key')
+    .orderBy('top.__rank');
+}
+
 export const postgres: SqlDialect = {
   name: 'postgres',
   connect(url, options) {
@@ -292,6 +323,7 @@ export const postgres: SqlDialect = {
   // EXPLAIN takes the statement's own bind parameters: the estimate is for this request's values.
   rowEstimate: { explain: (text) => `explain (format json) ${text}`, read: planRows },
   nullsSortLargest: true,
+  topPerParent: lateralTopPerParent,
   rowValueKeyset: true,
   rowLocks: true,
   stopsReads: true,

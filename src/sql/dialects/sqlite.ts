@@ -10,7 +10,14 @@ import {
 } from 'kysely';
 import type { Refusal } from '../../errors/refusal.js';
 import { BoundedMap } from '../../plan/bounded-map.js';
-import { insertReturning, jsonPathString, type Row, type SqlDialect, type Statement } from '../dialect.js';
+import {
+  insertReturning,
+  jsonPathString,
+  type Row,
+  rankedTopPerParent,
+  type SqlDialect,
+  type Statement,
+} from '../dialect.js';
 import { objectMaker } from '../object-maker.js';
 import { spaceText } from '../storage.js';
 
@@ -173,6 +180,7 @@ export const sqlite: SqlDialect = {
   refusal: async (error) => refusal(error),
   // better-sqlite3 binds no booleans; SQLite stores them as 0/1.
   nullsSortLargest: false,
+  topPerParent: rankedTopPerParent,
   rowValueKeyset: false,
   rowLocks: false,
   stopsReads: false,
