@@ -47,6 +47,7 @@ const stats = defineEndpoint({
     maxGroups: 400,
     maxBuckets: 400,
   },
+  schema: { table: { columns: [{ key: 'name' }] } },
 });
 const small = defineEndpoint({
   resource: 'users',
@@ -58,7 +59,12 @@ const small = defineEndpoint({
     maxBuckets: 5,
   },
 });
-const plain = defineEndpoint({ resource: 'users', path: 'plain', allowedFilters: ['status'] });
+const plain = defineEndpoint({
+  resource: 'users',
+  path: 'plain',
+  allowedFilters: ['status'],
+  schema: { table: { columns: [{ key: 'name' }] } },
+});
 const endpoints = [stats, small, plain];
 
 /**
@@ -492,6 +498,17 @@ describe.each(dialects)('aggregates on %s', (dialect) => {
     );
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.errors.group_by[0]).toContain('the limit is 5');
+  });
+
+  it('is described by the schema document', async () => {
+    const document = await svc.get('/api/v1/stats/schema');
+    expect(document.body.table.aggregates).toEqual({
+      metrics,
+      groupBy: stats.aggregates?.allowedGroupBy,
+      maxGroups: 400,
+      maxBuckets: 400,
+    });
+    expect((await svc.get('/api/v1/plain/schema')).body.table.aggregates).toBeNull();
   });
 
   it('is served only where the policy allows it, and wins over a record named "aggregate"', async () => {

@@ -12,6 +12,7 @@ import {
   createRecord,
   type DeleteResult,
   deleteRecord,
+  fetchAggregate,
   fetchList,
   fetchRecord,
   type PatchResult,
@@ -22,7 +23,15 @@ import {
   restoreRecord,
   type WriteOptions,
 } from './calls.js';
-import type { FilterNode, FilterOperator, FilterScalar, FilterValue, ListQuery } from './query.js';
+import type {
+  AggregateQuery,
+  FilterNode,
+  FilterOperator,
+  FilterScalar,
+  FilterValue,
+  HavingOperator,
+  ListQuery,
+} from './query.js';
 
 /** What the generated `Resources` says of one endpoint. */
 export interface ResourceTypes {
@@ -35,6 +44,11 @@ export interface ResourceTypes {
   count: string;
   sort: string;
   actions: string;
+  /** The answer of `<list>/aggregate` (`never` where the endpoint has none). */
+  aggregate: unknown;
+  /** The metrics and group keys the aggregate route allows. */
+  metric: string;
+  groupBy: string;
 }
 
 /** Where an endpoint lists and addresses its records (the generated `endpoints`). */
@@ -70,6 +84,20 @@ export interface TypedReadQuery<T extends ResourceTypes> {
   trashed?: boolean;
 }
 
+/** An aggregate query whose filter, metrics and group keys are the endpoint's own. */
+export interface TypedAggregateQuery<T extends ResourceTypes> {
+  filter?: T['filter'];
+  search?: string;
+  metrics?: OneOrMany<T['metric']>;
+  group_by?: OneOrMany<T['groupBy']>;
+  tz?: string;
+  from?: string;
+  to?: string;
+  sort?: OneOrMany<T['metric'] | T['groupBy'] | `-${T['metric'] | T['groupBy']}`>;
+  limit?: number;
+  having?: { readonly [M in T['metric']]?: Partial<Record<HavingOperator, string | number>> };
+}
+
 type Without<Q, K extends keyof Q> = Omit<Q, K>;
 
 /** One endpoint's methods; the list's answer follows the pagination asked for. */
@@ -92,6 +120,8 @@ export interface TypedEndpoint<T extends ResourceTypes> {
   update(id: T['id'], changes: T['update'], options?: WriteOptions): Promise<PatchResult<T['record']>>;
   delete(id: T['id'], options?: WriteOptions): Promise<DeleteResult>;
   restore(id: T['id'], options?: ClientOptions): Promise<RecordResult<T['record']>>;
+  /** `GET <list>/aggregate`: metrics over the list's rows, grouped (README, "Aggregates"). */
+  aggregate(query: TypedAggregateQuery<T>, options?: ClientOptions): Promise<T['aggregate']>;
 }
 
 export type TypedClient<R> = {
@@ -148,6 +178,15 @@ export function createClient<R>(
         patchRecord(records, id, changes, merged(extra)),
       delete: (id: string | number, extra?: WriteOptions) => deleteRecord(records, id, merged(extra)),
       restore: (id: string | number, extra?: ClientOptions) => restoreRecord(records, id, merged(extra)),
+      aggregate: ({ filter, ...rest }: TypedAggregateQuery<ResourceTypes> = {}, extra?: ClientOptions) =>
+        fetchAggregate(
+          list,
+          {
+            ...(rest as AggregateQuery),
+            ...(filter ? { filter: filterNodes(filter as FilterObject) } : {}),
+          },
+          merged(extra),
+        ),
     };
   }
   // Each method is the untyped function; the generated types say what each endpoint takes and gives.

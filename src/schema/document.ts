@@ -95,6 +95,14 @@ export function buildSchemaDocument(
         ]),
       ),
       sorts: [...endpoint.allowedSorts.keys()],
+      aggregates: endpoint.aggregates
+        ? {
+            metrics: [...endpoint.aggregates.metrics.keys()],
+            groupBy: [...endpoint.aggregates.groups.keys()],
+            maxGroups: endpoint.aggregates.maxGroups,
+            maxBuckets: endpoint.aggregates.maxBuckets,
+          }
+        : null,
     },
     form: {
       id: formId,
