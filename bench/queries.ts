@@ -42,6 +42,8 @@ export const benchQueries = {
   Q13: '/api/users?pagination=simple&fields[users]=name,email',
   Q15: '/api/users?pagination=simple&sort=-department.name',
   Q16: '/api/users?pagination=simple&sort=-posts_count',
+  Q17: '/api/users/aggregate?metrics=count&group_by=status',
+  Q18: '/api/users/aggregate?metrics=count&group_by=created_at:month&from=2023-01-01&to=2024-01-01',
 } as const;
 
 export const benchDescriptions: Record<keyof typeof benchQueries, string> = {
@@ -60,6 +62,8 @@ export const benchDescriptions: Record<keyof typeof benchQueries, string> = {
   Q13: 'sparse fieldset: fields[users]=name,email (simple)',
   Q15: 'sort by a to-one relation: -department.name (simple)',
   Q16: 'sort by a relation count: -posts_count (simple)',
+  Q17: 'aggregate: count grouped by status',
+  Q18: 'aggregate: a monthly count over 2023 (12 buckets, UTC)',
 };
 
 /**
