@@ -308,7 +308,8 @@ export function parseAggregateQuery(rawQuery: string, limits: Limits, errors: Er
     errors.add('fields', 'The fields parameter does not apply to aggregates.');
   const params: Partial<Record<AggregateParam, string>> = {};
   let having: { [key: string]: RawValue } | undefined;
-  if (own.length === 0) return { list, params, having };
+  // `having[__proto__][gt]=1` would be dropped by qs, and the condition silently ignored.
+  if (own.length === 0 || reservedKeys(own.join('&'), errors)) return { list, params, having };
   let parsed: Record<string, RawValue>;
   try {
     parsed = qs.parse(own.join('&'), qsOptions(limits)) as Record<string, RawValue>;
