@@ -21,6 +21,7 @@ type Eb = DynamicExpressionBuilder;
 type Bool = Expression<SqlBool>;
 
 const BASE = 't0';
+/** `having`'s operators in SQL. */
 const havingSql = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
 /** The alias of a branched keyset page's union (`branchedRows`). */
