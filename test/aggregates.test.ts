@@ -6,6 +6,7 @@ import { defineEndpoint, type EndpointPolicy } from '../src/resource/policy.js';
 import { resolveResources } from '../src/resource/resolve.js';
 import { dialects } from './support/databases.js';
 import { departments, insertUsers, type UserRow, users } from './support/fixture.js';
+import { hostNames } from './support/hosts.js';
 import { useService } from './support/service.js';
 
 type Rec = Record<string, unknown>;
@@ -603,5 +604,28 @@ describe('aggregates checked at start-up', () => {
     ]);
     expect(compiled.aggregates?.maxGroups).toBe(1000);
     expect(compile(undefined).aggregates).toBeUndefined();
+  });
+});
+
+describe.each(hostNames.filter((host) => host !== 'standalone'))('aggregates through the %s host', (host) => {
+  const svc = useService('sqlite', `aggregates_${host.replace('-', '_')}`, { endpoints }, host);
+  it('answers GET <list>/aggregate and the body form alike', async () => {
+    const get = await svc.get('/api/stats/aggregate?metrics=count,sum:balance&group_by=status');
+    expect(get.status).toBe(200);
+    expect(get.body.data).toEqual(
+      grouped(
+        users.filter((user) => user.deleted_at === null),
+        ['status'],
+        ['count', 'sum:balance'],
+      ),
+    );
+    const post = await svc.inject({
+      method: 'POST',
+      url: '/api/stats/aggregate/query',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: 'metrics=count,sum:balance&group_by=status' }),
+    });
+    expect(post.statusCode, post.body).toBe(200);
+    expect(post.json()).toEqual(get.body);
   });
 });
