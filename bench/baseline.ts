@@ -37,6 +37,8 @@ interface EngineSql {
   theme: string;
   /** After `birthday desc`: NULLs last (PostgreSQL sorts them first descending). */
   nullsLast: string;
+  /** `YYYY-MM` of `u.created_at` in UTC, as a developer would group by month on this engine. */
+  month: string;
   /** Newest-first keyset after (created_at, id): one row comparison where the index serves it. */
   after: { sql: string; params: (createdAt: string, id: number) => unknown[] };
   /**
@@ -80,6 +82,7 @@ function postgresSql(): EngineSql {
     ilike: 'ilike',
     theme: "u.settings ->> 'theme'",
     nullsLast: ' nulls last',
+    month: "to_char(u.created_at at time zone 'UTC', 'YYYY-MM')",
     after: { sql: '(u.created_at, u.id) < (?, ?)', params: (createdAt, id) => [createdAt, id] },
     // pg parses booleans and jsonb itself, and its `Date`s serialize as ISO instants.
     record: (row) => row,
@@ -139,6 +142,7 @@ function mariadbSql(): EngineSql {
     ilike: 'like',
     theme: "json_value(u.settings, '$.theme')",
     nullsLast: '',
+    month: "date_format(u.created_at, '%Y-%m')",
     after: expandedAfter,
     record: textRecord,
     post: textPost,
@@ -161,6 +165,7 @@ function sqliteSql(): EngineSql {
     ilike: 'like',
     theme: "json_extract(u.settings, '$.theme')",
     nullsLast: '',
+    month: 'substr(u.created_at, 1, 7)',
     after: expandedAfter,
     record: textRecord,
     post: textPost,
@@ -360,6 +365,34 @@ const handlers: Record<string, Handler> = {
       path,
       raw,
     ),
+  // A grouped count: GROUP BY the column, in its order.
+  Q17: async () => {
+    const rows = await db.query(
+      'select u.status, count(*) as n from users u where u.deleted_at is null group by u.status order by u.status',
+      [],
+    );
+    return {
+      data: rows.map((row) => ({ group: { status: row.status }, count: Number(row.n) })),
+      meta: { metrics: ['count'], group_by: ['status'], tz: 'UTC', limit: 1000, truncated: false },
+    };
+  },
+  // A monthly series: the year's range on the created_at index, grouped by month, empty months as 0.
+  Q18: async () => {
+    const rows = await db.query(
+      `select ${db.month} as month, count(*) as n from users u
+       where u.deleted_at is null and u.created_at >= ? and u.created_at < ? group by 1`,
+      [storedInstant(engine, '2023-01-01T00:00:00.000Z'), storedInstant(engine, '2024-01-01T00:00:00.000Z')],
+    );
+    const counts = new Map(rows.map((row) => [row.month, Number(row.n)]));
+    const months = Array.from({ length: 12 }, (_, i) => `2023-${String(i + 1).padStart(2, '0')}`);
+    return {
+      data: months.map((month) => ({
+        group: { 'created_at:month': `${month}-01T00:00:00+00:00` },
+        count: counts.get(month) ?? 0,
+      })),
+      meta: { metrics: ['count'], group_by: ['created_at:month'], tz: 'UTC', limit: 1000, truncated: false },
+    };
+  },
   // Read-one: the record itself.
   Q12: async () => {
     const [row] = await db.query(`select ${COLUMNS} from users u where u.id = ? and u.deleted_at is null`, [

@@ -16,6 +16,7 @@ const users: EndpointPolicy = {
   allowedSorts: ['created_at', 'birthday', 'status', 'department.name', 'posts_count'],
   defaultSort: '-created_at',
   perPage: { default: 15, max: 100 },
+  aggregates: { allowedAggregates: ['count'], allowedGroupBy: ['status', 'created_at:month'] },
 };
 
 /**

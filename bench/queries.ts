@@ -43,6 +43,8 @@ export const benchQueries = {
   Q14: '/api/users?pagination=simple&include=posts&include_sort[posts]=-created_at&include_limit[posts]=3',
   Q15: '/api/users?pagination=simple&filter[score][gte]=95&sort=-department.name',
   Q16: '/api/users?pagination=simple&filter[score][gte]=95&sort=-posts_count',
+  Q17: '/api/users/aggregate?metrics=count&group_by=status',
+  Q18: '/api/users/aggregate?metrics=count&group_by=created_at:month&from=2023-01-01&to=2024-01-01',
 } as const;
 
 export const benchDescriptions: Record<keyof typeof benchQueries, string> = {
@@ -62,6 +64,8 @@ export const benchDescriptions: Record<keyof typeof benchQueries, string> = {
   Q14: 'users with their 3 newest posts and posts_total (simple, page of 15)',
   Q15: 'score>=95 (6% of users) sorted by a to-one relation: -department.name (simple)',
   Q16: 'score>=95 (6% of users) sorted by a relation count: -posts_count (simple)',
+  Q17: 'aggregate: count grouped by status',
+  Q18: 'aggregate: a monthly count over 2023 (12 buckets, UTC)',
 };
 
 /**

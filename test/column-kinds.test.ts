@@ -191,6 +191,16 @@ for (const dialect of dialects) {
               allowedFilters: filtered,
               allowedSorts: ['id', 'mood', 'big', 'at_time'],
               allowAll: 100,
+              aggregates: {
+                allowedAggregates: [
+                  'count',
+                  'sum:big',
+                  'avg:big',
+                  'min:big',
+                  'max:big',
+                  'count_distinct:big',
+                ],
+              },
               actions: ['list', 'read', 'create', 'update', 'delete'],
               access: { update: () => true, create: () => true, delete: () => true },
               schema: {
@@ -323,6 +333,39 @@ for (const dialect of dialects) {
           : '';
       }
       expect(seen).toEqual(sorted);
+    });
+
+    it('sums, averages and bounds 64-bit integers exactly in aggregates, past 2^53', async () => {
+      const res = await app.inject({
+        url: '/api/gadgets/aggregate?metrics=count,sum:big,avg:big,min:big,max:big,count_distinct:big',
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const values = rows.filter((row) => row.big !== null).map((row) => BigInt(row.big as string));
+      const sum = values.reduce((total, value) => total + value, 0n);
+      // The average with 4 decimals, rounded half away from zero, by hand.
+      const scaled = sum * 10_000n;
+      const n = BigInt(values.length);
+      const magnitude = scaled < 0n ? -scaled : scaled;
+      const rounded = (magnitude / n + ((magnitude % n) * 2n >= n ? 1n : 0n)) * (scaled < 0n ? -1n : 1n);
+      const digits = rounded.toString().padStart(5, '0');
+      const sorted = [...values].sort((a, b) => (a < b ? -1 : 1));
+      expect(res.json().data).toEqual([
+        {
+          group: {},
+          count: rows.length,
+          'sum:big': sum.toString(),
+          'avg:big': `${digits.slice(0, -4)}.${digits.slice(-4)}`,
+          'min:big': String(sorted[0]),
+          'max:big': String(sorted[sorted.length - 1]),
+          'count_distinct:big': new Set(values).size,
+        },
+      ]);
+      // Past 2^53 a double would have rounded the sum.
+      expect(
+        sum > BigInt(Number.MAX_SAFE_INTEGER) ||
+          sum < -BigInt(Number.MAX_SAFE_INTEGER) ||
+          values.some((value) => value > BigInt(Number.MAX_SAFE_INTEGER)),
+      ).toBe(true);
     });
 
     it('compares times of day, completing a time written without seconds', async () => {

@@ -159,6 +159,10 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
                 allowedFilters: ['at'],
                 allowedSorts: ['at'],
                 allowAll: 100,
+                aggregates: {
+                  allowedAggregates: ['count', 'min:at', 'max:at'],
+                  allowedGroupBy: ['at:day', 'at:month'],
+                },
               }),
             ],
           },
@@ -192,6 +196,53 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
           .sort((a, b) => a - b);
         expect(body.map((row: { id: number }) => row.id).sort((a: number, b: number) => a - b)).toEqual(
           expected,
+        );
+      });
+
+      it('buckets and measures the instants: boundaries bound as a filter binds them', async () => {
+        const aggregate = async (query: string) => {
+          const res = await app.inject({ url: `/api/events/aggregate?${query}` });
+          expect(res.statusCode, res.body).toBe(200);
+          return res.json().data as {
+            group: Record<string, string>;
+            count: number;
+            'min:at': string | null;
+            'max:at': string | null;
+          }[];
+        };
+        const present = stored.filter((iso): iso is string => iso !== null);
+        const days = await aggregate(
+          'metrics=count,min:at,max:at&group_by=at:day&from=2024-01-15&to=2024-01-18',
+        );
+        expect(days).toEqual(
+          ['2024-01-15', '2024-01-16', '2024-01-17'].map((day) => {
+            const rows = present.filter((iso) => dayOf(iso) === day).sort();
+            return {
+              group: { 'at:day': `${day}T00:00:00+00:00` },
+              count: rows.length,
+              'min:at': rows[0] ?? null,
+              'max:at': rows[rows.length - 1] ?? null,
+            };
+          }),
+        );
+        // Months in New York: a row at 2024-01-01T00:00 UTC is still December there.
+        const zone = 'America/New_York';
+        const month = (iso: string) =>
+          new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit' }).format(
+            new Date(iso),
+          );
+        const months = await aggregate(
+          `metrics=count&group_by=at:month&tz=${zone}&from=2023-12-01&to=2025-01-01`,
+        );
+        expect(months).toHaveLength(13);
+        for (const row of months) {
+          const label = row.group['at:month'] as string;
+          expect(label).toMatch(/^20\d\d-\d\d-01T00:00:00-0[45]:00$/);
+          expect(row.count, label).toBe(present.filter((iso) => month(iso) === label.slice(0, 7)).length);
+        }
+        expect(months.reduce((sum, row) => sum + row.count, 0)).toBe(
+          present.filter((iso) => iso >= '2023-12-01T05:00:00.000Z' && iso < '2025-01-01T05:00:00.000Z')
+            .length,
         );
       });
 

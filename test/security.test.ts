@@ -128,6 +128,10 @@ const endpoints = [
     actions: recordActions,
     access: recordAccess,
     schema: usersSchema,
+    aggregates: {
+      allowedAggregates: ['count', 'sum:score', 'max:created_at'],
+      allowedGroupBy: ['status', 'department.name', 'created_at:year'],
+    },
   }),
   defineEndpoint<Claims>({
     resource: 'posts',
@@ -147,6 +151,7 @@ const endpoints = [
     allowedIncludes: ['post.author', 'author'],
     allowedSorts: ['post.score', 'post.author.score'],
     allowedSearch: ['body', 'post.title', 'author.name'],
+    aggregates: { allowedAggregates: ['count'], allowedGroupBy: ['post.score'] },
     allowAll: 'unlimited',
     actions: ['list', 'read', 'create', 'update'],
     access: recordAccess,
@@ -893,6 +898,82 @@ for (const dialect of dialects) {
           expect(ids(roles), who).toEqual(order(world.roles, usersOf(view.users), -1));
           expect(roles.data.every((role: Record<string, unknown>) => !('users_count' in role))).toBe(true);
         }
+      });
+
+      it('in aggregates: counts, sums and buckets of its own rows, a hidden related record grouped as none', async () => {
+        type Group = { group: Record<string, unknown>; [metric: string]: unknown };
+        /** The oracle: groups of `rows` by `key`, keys ascending with NULL first. */
+        const groups = (
+          rows: readonly Row[],
+          key: (row: Row) => unknown,
+          name: string,
+          metrics: (rows: Row[]) => Record<string, unknown>,
+        ) => {
+          const byKey = new Map<unknown, Row[]>();
+          for (const row of rows) byKey.set(key(row), [...(byKey.get(key(row)) ?? []), row]);
+          return [...byKey.entries()]
+            .sort(([a], [b]) =>
+              a === b ? 0 : a === null ? -1 : b === null ? 1 : (a as string) < (b as string) ? -1 : 1,
+            )
+            .map(([value, members]): Group => ({ group: { [name]: value }, ...metrics(members) }));
+        };
+        // Earlier tests update scores: each user's score as stored now, read row by row.
+        const scores = new Map<number, number>();
+        for (const user of tenantView(1, true).users.concat(tenantView(2, true).users))
+          scores.set(user.id, await scoreOf(user.id));
+        const userMetrics = (rows: Row[]) => ({
+          count: rows.length,
+          'sum:score': rows.reduce((sum, row) => sum + (scores.get(row.id) as number), 0),
+        });
+        for (const who of ['other', 'editor'] as const) {
+          const tenant = tenantOfWho[who];
+          for (const trashed of [false, true]) {
+            const users = tenantView(tenant, trashed).users;
+            const byStatus = await read(
+              who,
+              `/api/users/aggregate?metrics=count,sum:score&group_by=status${trashed ? '&filter[trashed]=true' : ''}`,
+            );
+            expect(byStatus.data, `${who} trashed=${trashed}`).toEqual(
+              groups(users, (row) => (row as UserRow).status, 'status', userMetrics),
+            );
+          }
+          const users = tenantView(tenant).users;
+          const total = await read(who, '/api/users/aggregate?metrics=count,sum:score');
+          expect(total.data).toEqual([{ group: {}, ...userMetrics(users) }]);
+          const yearly = await read(
+            who,
+            '/api/users/aggregate?metrics=count&group_by=created_at:year&from=2023-01-01&to=2026-01-01',
+          );
+          expect(yearly.data.map((row: Group) => row.count)).toEqual(
+            ['2023', '2024', '2025'].map(
+              (year) => users.filter((user) => user.created_at.startsWith(year)).length,
+            ),
+          );
+          const departments = await read(who, '/api/users/aggregate?metrics=count&group_by=department.name');
+          expect(departments.data).toEqual(
+            groups(
+              users,
+              (row) =>
+                tenantView(tenant).departments.find((d) => d.id === (row as UserRow).department_id)?.name ??
+                null,
+              'department.name',
+              (rows) => ({ count: rows.length }),
+            ),
+          );
+          // A comment of this tenant on another tenant's post: the post is hidden, its score none.
+          const view = tenantView(tenant);
+          const postScore = (comment: Row) =>
+            view.posts.find((post) => post.id === (comment as CommentRow).post_id)?.score ?? null;
+          const byScore = await read(who, '/api/comments/aggregate?metrics=count&group_by=post.score');
+          expect(byScore.data, who).toEqual(
+            groups(view.comments, postScore, 'post.score', (rows) => ({ count: rows.length })),
+          );
+          if (who === 'other')
+            expect(view.comments.some((comment) => postScore(comment) === null)).toBe(true);
+        }
+        // The list's access rule governs aggregates: no identity, no aggregate.
+        const anonymous = await call('anonymous', 'GET', '/api/users/aggregate?metrics=count');
+        expect(anonymous.statusCode).toBe(401);
       });
 
       it('in includes, to-many and to-one, nested', async () => {

@@ -111,6 +111,21 @@ for (const dialect of servers) {
       expect(await until(async () => (await running(conn, dialect)) === 0, 30_000)).toBe(true);
     }, 60_000);
 
+    it('stops an aggregate past the endpoint timeout as it stops a list', async () => {
+      const app = await serve(
+        endpoint({
+          timeoutMs: 150,
+          aggregates: { allowedAggregates: ['count'], allowedGroupBy: ['status'] },
+        }),
+      );
+      const res = await app.inject({
+        url: `/api/users/aggregate?metrics=count&group_by=status&${slowQuery}`,
+      });
+      expect(res.statusCode, res.body).toBe(503);
+      expect(res.json().errors.query).toEqual(['The query took longer than 150 ms and was stopped.']);
+      expect(await until(async () => (await running(conn, dialect)) === 0, 30_000)).toBe(true);
+    }, 60_000);
+
     it('cancels the statements of clients that gave up, so a cheap request is answered at once', async () => {
       const app = await serve(endpoint({ timeoutMs: 120_000 }), { poolSize: 2 });
       const address = await app.listen({ port: 0, host: '127.0.0.1' });

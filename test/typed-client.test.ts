@@ -118,6 +118,29 @@ describe.each(dialects)('typed client through HTTP (%s)', (dialect) => {
     );
   });
 
+  it('aggregates: client.users.aggregate({ metrics, group_by, filter })', async () => {
+    const answer = (await client.users.aggregate({
+      metrics: ['count', 'avg:score'],
+      group_by: 'status',
+      filter: { score: { gte: 10 } },
+      sort: '-count',
+      limit: 2,
+    })) as {
+      data: { group: { status: string }; count: number; 'avg:score': string }[];
+      meta: { truncated: boolean };
+    };
+    const rows = users.filter((user) => user.deleted_at === null && user.score >= 10);
+    const statuses = [...new Set(rows.map((user) => user.status))];
+    const counts = statuses
+      .map((status) => ({ status, count: rows.filter((user) => user.status === status).length }))
+      .sort((a, b) => b.count - a.count || (a.status < b.status ? -1 : 1));
+    expect(answer.data.map((group) => ({ status: group.group.status, count: group.count }))).toEqual(
+      counts.slice(0, 2),
+    );
+    expect(answer.meta.truncated).toBe(statuses.length > 2);
+    expect(answer.data[0]?.['avg:score']).toMatch(/^\d+\.\d{4}$/);
+  });
+
   it('reads, creates, updates, deletes and restores a record', async () => {
     const read = await client.users.read(1, { include: 'department', count: 'posts' });
     expect(read.record).toMatchObject({
@@ -249,6 +272,26 @@ export async function uses(): Promise<void> {
   await client.users.list({ include: 'posts', include_sort: { posts: 'title' } });
   // @ts-expect-error roles takes no constraint
   await client.users.list({ include: 'roles.permissions', include_limit: { roles: 2 } });
+  const stats = await client.users.aggregate({
+    metrics: ['count', 'sum:balance'],
+    group_by: 'created_at:month',
+    tz: 'Europe/Berlin',
+    from: '2024-01-01',
+    to: '2025-01-01',
+    sort: '-count',
+    having: { count: { gte: 2 } },
+    filter: { status: 'active' },
+  });
+  const counted: number | undefined = stats.data[0]?.count;
+  const summed: string | null | undefined = stats.data[0]?.['sum:balance'];
+  const month: string | undefined = stats.data[0]?.group['created_at:month'];
+  const truncated: boolean = stats.meta.truncated;
+  // @ts-expect-error sum:score is not an allowed metric
+  await client.users.aggregate({ metrics: 'sum:score' });
+  // @ts-expect-error email is not an allowed group
+  await client.users.aggregate({ group_by: 'email' });
+  // @ts-expect-error avg:balance is not a metric of this endpoint, so having cannot name it
+  await client.users.aggregate({ having: { 'avg:balance': { gt: 1 } } });
   // @ts-expect-error password_hash is not an allowed filter
   await client.users.list({ filter: { password_hash: { eq: 'x' } } });
   // @ts-expect-error contains does not apply to an integer column
@@ -263,7 +306,7 @@ export async function uses(): Promise<void> {
   await client.users.create({ name: 'Ann', email: 'ann@example.com', status: 'gone' });
   // @ts-expect-error posts has no create action
   await client.posts.create({ title: 'x' });
-  void [total, email, posts, next, first, label, exported, href, cut];
+  void [total, email, posts, next, first, label, exported, href, cut, counted, summed, month, truncated];
 }
 `,
     );

@@ -43,6 +43,11 @@ export const endpoints = [
     ],
     allowedSearch: ['name', 'email', 'department.name'],
     allowAll: 1000,
+    // `GET /api/users/aggregate?metrics=count,sum:balance&group_by=created_at:month&from=…&to=…`.
+    aggregates: {
+      allowedAggregates: ['count', 'sum:balance', 'avg:balance', 'avg:score', 'max:created_at'],
+      allowedGroupBy: ['status', 'department.name', 'created_at:day', 'created_at:week', 'created_at:month'],
+    },
     // Anyone may list and read; only an editor's token may write.
     actions: ['list', 'read', 'create', 'update', 'delete', 'restore'],
     access: { create: editorsOnly, update: editorsOnly, delete: editorsOnly, restore: editorsOnly },

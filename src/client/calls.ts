@@ -5,7 +5,14 @@
 import type { LengthAwarePage, PageLink } from '../respond/length-aware.js';
 import type { CursorPage, SimplePage } from '../respond/simple-and-cursor.js';
 import type { SchemaDocument } from '../schema/types.js';
-import { buildListQuery, type ExportFormat, type ExportQuery, type ListQuery } from './query.js';
+import {
+  type AggregateQuery,
+  buildAggregateQuery,
+  buildListQuery,
+  type ExportFormat,
+  type ExportQuery,
+  type ListQuery,
+} from './query.js';
 
 export interface ClientOptions {
   /** `http://127.0.0.1:3000`; default `''` (same origin). */
@@ -221,6 +228,34 @@ export async function fetchExport(
   });
   if (!response.ok) throw new ApiError(response.status, target, await envelopeOf(response));
   return response;
+}
+
+/** One group of an aggregate: its keys under `group`, each metric by name. */
+export type AggregateGroup = { group: Record<string, unknown> } & Record<string, unknown>;
+
+/** The answer of `GET <list>/aggregate`. */
+export interface AggregateAnswer<G = AggregateGroup> {
+  data: G[];
+  meta: { metrics: string[]; group_by: string[]; tz: string; limit: number; truncated: boolean };
+}
+
+/**
+ * `GET <list>/aggregate?<query>`, or `POST <list>/aggregate/query` when the query string is longer than
+ * `LONG_QUERY` (the same answer). A 422 (or any non-2xx) throws an `ApiError` with the error map.
+ */
+export async function fetchAggregate<A = AggregateAnswer>(
+  list: ResourceEntry | string,
+  query: AggregateQuery = {},
+  options?: ClientOptions,
+): Promise<A> {
+  const path = (typeof list === 'string' ? list : list.list).replace(/\/$/, '');
+  const search = buildAggregateQuery(query);
+  if (search.length <= LONG_QUERY)
+    return getJson<A>(url(`${path}/aggregate${search ? `?${search}` : ''}`, options), options);
+  const target = url(`${path}/aggregate/query`, options);
+  const response = await send('POST', target, { query: search }, options);
+  if (!response.ok) throw new ApiError(response.status, target, await envelopeOf(response));
+  return (await response.json()) as A;
 }
 
 /** `<endpoint>/<id>`, the id percent-encoded. */

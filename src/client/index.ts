@@ -15,6 +15,8 @@ export type { DetailRelation, SchemaDocument, SchemaFilter } from '../schema/typ
 export { isVisible } from '../schema/visible-when.js';
 export * from './calls.js';
 export {
+  type AggregateQuery,
+  buildAggregateQuery,
   buildListQuery,
   type ExportFormat,
   type ExportQuery,
@@ -24,6 +26,7 @@ export {
   type FilterOperator,
   type FilterScalar,
   type FilterValue,
+  type HavingOperator,
   isGroup,
   type ListQuery,
   operatorShape,
@@ -33,6 +36,7 @@ export {
   type EndpointRoutes,
   filterNodes,
   type ResourceTypes,
+  type TypedAggregateQuery,
   type TypedClient,
   type TypedEndpoint,
   type TypedExportQuery,

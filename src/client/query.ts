@@ -178,3 +178,55 @@ export function buildListQuery(request: ListQuery): string {
   if (request.page !== undefined) param('page', String(request.page));
   return parts.join('&');
 }
+
+/** `having[<metric>][<op>]=<value>`: conditions on requested metrics. */
+export type HavingOperator = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte';
+
+/** The query of `GET <list>/aggregate` (README, "Aggregates"). */
+export interface AggregateQuery {
+  /** The rows: the list's filters and search. */
+  filter?: readonly FilterNode[];
+  search?: string;
+  /** `count`, `sum:balance`, …; default `count`. */
+  metrics?: string | readonly string[];
+  /** `status`, `department.name`, `created_at:month`, …; at most one date bucket. */
+  group_by?: string | readonly string[];
+  /** The IANA time zone of date buckets; default UTC. */
+  tz?: string;
+  /** With a date bucket: a date (midnight in `tz`) or an instant with Z or an offset. */
+  from?: string;
+  /** With a date bucket: the end, exclusive. */
+  to?: string;
+  /** Requested metrics or group keys, `-name` descending. */
+  sort?: string | readonly string[];
+  limit?: number;
+  having?: Readonly<Record<string, Partial<Record<HavingOperator, string | number>>>>;
+}
+
+/** An aggregate query → its query string (the filters written as `buildListQuery` writes them). */
+export function buildAggregateQuery(query: AggregateQuery): string {
+  const parts: string[] = [];
+  const filters = buildListQuery({
+    ...(query.filter ? { filter: query.filter } : {}),
+    ...(query.search !== undefined ? { search: query.search } : {}),
+  });
+  if (filters) parts.push(filters);
+  const list = (value: string | readonly string[]) => (typeof value === 'string' ? value : value.join(','));
+  const add = (name: string, value: string | number | readonly string[] | undefined) => {
+    if (value === undefined) return;
+    const text = typeof value === 'number' ? String(value) : list(value);
+    if (text !== '') parts.push(`${name}=${encodeURIComponent(text)}`);
+  };
+  add('metrics', query.metrics);
+  add('group_by', query.group_by);
+  add('tz', query.tz);
+  add('from', query.from);
+  add('to', query.to);
+  add('sort', query.sort);
+  add('limit', query.limit);
+  for (const [metric, conditions] of Object.entries(query.having ?? {}))
+    for (const [op, value] of Object.entries(conditions))
+      if (value !== undefined)
+        parts.push(`having[${encodeURIComponent(metric)}][${op}]=${encodeURIComponent(String(value))}`);
+  return parts.join('&');
+}

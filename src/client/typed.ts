@@ -13,6 +13,7 @@ import {
   type DeleteResult,
   deleteRecord,
   exportUrl,
+  fetchAggregate,
   fetchExport,
   fetchList,
   fetchRecord,
@@ -25,11 +26,13 @@ import {
   type WriteOptions,
 } from './calls.js';
 import type {
+  AggregateQuery,
   ExportFormat,
   FilterNode,
   FilterOperator,
   FilterScalar,
   FilterValue,
+  HavingOperator,
   ListQuery,
 } from './query.js';
 
@@ -44,6 +47,11 @@ export interface ResourceTypes {
   count: string;
   sort: string;
   actions: string;
+  /** The answer of `<list>/aggregate` (`never` where the endpoint has none). */
+  aggregate: unknown;
+  /** The metrics and group keys the aggregate route allows. */
+  metric: string;
+  groupBy: string;
   /** By include path: what `include_filter` and `include_sort` take (types generated before it: none). */
   includeConstraints?: { [path: string]: { filter: object; sort: string } };
 }
@@ -99,6 +107,20 @@ export interface TypedReadQuery<T extends ResourceTypes> extends TypedIncludeCon
   trashed?: boolean;
 }
 
+/** An aggregate query whose filter, metrics and group keys are the endpoint's own. */
+export interface TypedAggregateQuery<T extends ResourceTypes> {
+  filter?: T['filter'];
+  search?: string;
+  metrics?: OneOrMany<T['metric']>;
+  group_by?: OneOrMany<T['groupBy']>;
+  tz?: string;
+  from?: string;
+  to?: string;
+  sort?: OneOrMany<T['metric'] | T['groupBy'] | `-${T['metric'] | T['groupBy']}`>;
+  limit?: number;
+  having?: { readonly [M in T['metric']]?: Partial<Record<HavingOperator, string | number>> };
+}
+
 type Without<Q, K extends keyof Q> = Omit<Q, K>;
 
 /** An export's query: the list's, without its pages. */
@@ -131,6 +153,8 @@ export interface TypedEndpoint<T extends ResourceTypes> {
   update(id: T['id'], changes: T['update'], options?: WriteOptions): Promise<PatchResult<T['record']>>;
   delete(id: T['id'], options?: WriteOptions): Promise<DeleteResult>;
   restore(id: T['id'], options?: ClientOptions): Promise<RecordResult<T['record']>>;
+  /** `GET <list>/aggregate`: metrics over the list's rows, grouped (README, "Aggregates"). */
+  aggregate(query: TypedAggregateQuery<T>, options?: ClientOptions): Promise<T['aggregate']>;
 }
 
 export type TypedClient<R> = {
@@ -216,6 +240,15 @@ export function createClient<R>(
         patchRecord(records, id, changes, merged(extra)),
       delete: (id: string | number, extra?: WriteOptions) => deleteRecord(records, id, merged(extra)),
       restore: (id: string | number, extra?: ClientOptions) => restoreRecord(records, id, merged(extra)),
+      aggregate: ({ filter, ...rest }: TypedAggregateQuery<ResourceTypes> = {}, extra?: ClientOptions) =>
+        fetchAggregate(
+          list,
+          {
+            ...(rest as AggregateQuery),
+            ...(filter ? { filter: filterNodes(filter as FilterObject) } : {}),
+          },
+          merged(extra),
+        ),
     };
   }
   // Each method is the untyped function; the generated types say what each endpoint takes and gives.

@@ -105,7 +105,7 @@ export async function createService<Ctx = unknown>(
     const path = `${prefix}/${endpoint.path}`;
     const { policy } = endpoint;
     const resource = endpoint.resource.name;
-    const { list, one } = listHandlers(endpoint, connection);
+    const { list, one, aggregate } = listHandlers(endpoint, connection);
     const records = recordRoutes(endpoint, connection, prefix, relationsOf(endpoint, schemaOf));
     const may = (action: Action, ctx: unknown) => requireAccess(policy, action, resource, ctx, identified);
     listPaths.add(path);
@@ -139,6 +139,27 @@ export async function createService<Ctx = unknown>(
       listRuns.add(bodyRun);
       serve(path, 'QUERY', bodyRun, limit);
       serve(`${path}/query`, 'POST', bodyRun, limit);
+      // Aggregates reveal no more than the list: the list's access rule, filters and scopes. Without
+      // `aggregates` the path is not served: it is then a record's, whose id "aggregate" is none (404).
+      if (endpoint.aggregates) {
+        const aggregated: Run = (request, ctx, rawQuery) =>
+          aggregate({ rawQuery, ctx, signal: request.signal, primary: readsPrimary(request) });
+        serve(`${path}/aggregate`, 'GET', async (request, ctx, rawQuery) => {
+          const access = may('list', ctx);
+          if (access) await access;
+          return aggregated(request, ctx, rawQuery);
+        });
+        serve(
+          `${path}/aggregate/query`,
+          'POST',
+          async (request, ctx, rawQuery) => {
+            const access = may('list', ctx);
+            if (access) await access;
+            return aggregated(request, ctx, await queryFromBody(request, rawQuery, limit));
+          },
+          limit,
+        );
+      }
     }
 
     if (records.schemaPath) {

@@ -7,7 +7,7 @@ import { visibleColumnsOf } from '../sql/selection.js';
 import { textBooleanReader, unixReader } from '../sql/storage.js';
 
 /** The reader of one column: by its kind, and for datetimes and booleans by how they are stored. */
-const readerOf = (
+export const readerOf = (
   column: ResolvedResource['visibleColumns'][number],
 ): ((value: unknown) => unknown) | undefined =>
   (column.type === 'datetime' ? unixReader(column.storage) : undefined) ??

@@ -3,6 +3,7 @@ import type { Action, OpenApiOptions } from '../resource/policy.js';
 import { buildSchemaDocument } from '../schema/document.js';
 import type { SchemaDocument } from '../schema/types.js';
 import {
+  aggregateSchema,
   bodySchema,
   columnSchema,
   errorEnvelope,
@@ -47,6 +48,12 @@ export interface ResourceSummary {
    * schema under `components.schemas`, and the sorts `include_sort[<path>]` takes.
    */
   readonly includeConstraints?: Readonly<Record<string, { filter: string; sort: readonly string[] }>>;
+  /** `GET <list>/aggregate`, where the endpoint has it: its answer's schema and what it may name. */
+  readonly aggregate?: {
+    readonly schema: string;
+    readonly metrics: readonly string[];
+    readonly groupBy: readonly string[];
+  };
 }
 
 export type OpenApiDocument = JsonSchema & {
@@ -179,6 +186,7 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
       lengthAware: `${base}LengthAwarePage`,
       simple: `${base}SimplePage`,
       cursor: `${base}CursorPage`,
+      aggregate: `${base}Aggregate`,
     };
     for (const name of Object.values(names)) taken.add(name);
     const listPath = `${prefix}/${endpoint.path}`;
@@ -239,6 +247,14 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
         ),
       }),
       sort,
+      ...(endpoint.aggregates &&
+        actions.has('list') && {
+          aggregate: {
+            schema: names.aggregate,
+            metrics: [...endpoint.aggregates.metrics.keys()],
+            groupBy: [...endpoint.aggregates.groups.keys()],
+          },
+        }),
     };
 
     const tag = endpoint.path;
@@ -507,6 +523,102 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
           }),
           ...errors('list', 400, 413, 415, 422),
         },
+      });
+    }
+
+    const aggregates = endpoint.aggregates;
+    if (aggregates && actions.has('list')) {
+      schemas[names.aggregate] = aggregateSchema(aggregates);
+      const metrics = [...aggregates.metrics.keys()];
+      const groupBy = [...aggregates.groups.keys()];
+      const text = (name: string, schema: JsonSchema, description: string) => ({
+        name,
+        in: 'query',
+        description,
+        schema,
+      });
+      const answer = {
+        '200': {
+          description: 'The groups, in the requested order; meta.truncated when more matched than limit.',
+          ...json(ref('schemas', names.aggregate)),
+        },
+        ...errors('list', 400, 422),
+      };
+      operation(`${listPath}/aggregate`, 'get', {
+        ...about(`Aggregate ${resource.name}`),
+        operationId: `aggregate${base}`,
+        description:
+          'Metrics over the rows the list would show (its filters, search, scopes and access rule), grouped. Buckets are computed in tz and need from and to; empty buckets are answered with count 0. Parameters that page or shape records (page, per_page, cursor, include, fields, all) are a 422 keyed by the parameter.',
+        parameters: [
+          ...(document.table.filters.length > 0 ? [filterParam] : []),
+          ...(endpoint.searchTargets.length > 0
+            ? [
+                text(
+                  'search',
+                  { type: 'string', maxLength: 200 },
+                  'Rows where any searchable column contains this text.',
+                ),
+              ]
+            : []),
+          {
+            ...csv('metrics', metrics, 'The metrics (default count).'),
+            example: metrics.slice(0, 2).join(','),
+          },
+          ...(groupBy.length > 0
+            ? [csv('group_by', groupBy, 'The group keys; at most one date bucket.')]
+            : []),
+          text(
+            'tz',
+            { type: 'string', default: 'UTC' },
+            'The IANA time zone date buckets are made in (Europe/Berlin).',
+          ),
+          text(
+            'from',
+            { type: 'string' },
+            'With a date bucket, required: the first instant counted, a date (midnight in tz) or an instant with Z or an offset.',
+          ),
+          text(
+            'to',
+            { type: 'string' },
+            'With a date bucket, required: the end of the range, exclusive (as from).',
+          ),
+          csv(
+            'sort',
+            [...metrics, ...groupBy].flatMap((name) => [name, `-${name}`]),
+            'Order of the groups by requested metrics or group keys (-name descending); then by every group key ascending.',
+          ),
+          text(
+            'limit',
+            { type: 'integer', minimum: 1, maximum: aggregates.maxGroups, default: aggregates.maxGroups },
+            'The most groups answered; past it meta.truncated is true.',
+          ),
+          {
+            name: 'having',
+            in: 'query',
+            style: 'deepObject',
+            explode: true,
+            description:
+              'having[<metric>][<op>]=<value>: keeps the groups whose requested metric compares so (eq, neq, gt, gte, lt, lte; not on avg).',
+            schema: { type: 'object', additionalProperties: { type: 'object' } },
+          },
+        ],
+        responses: answer,
+      });
+      operation(`${listPath}/aggregate/query`, 'post', {
+        ...about(`Aggregate ${resource.name}, the query in the body`),
+        operationId: `aggregateQuery${base}`,
+        description:
+          'The same answer as GET <list>/aggregate, the query string as JSON, the URL without one.',
+        requestBody: {
+          required: true,
+          ...json({
+            type: 'object',
+            properties: { query: { type: 'string', maxLength: endpoint.limits.maxQueryLength } },
+            required: ['query'],
+            additionalProperties: false,
+          }),
+        },
+        responses: { ...answer, ...errors('list', 400, 413, 415, 422) },
       });
     }
 

@@ -1,4 +1,10 @@
 import { DATE_PATTERN, DECIMAL_LIMIT, decimalRange, integerRange, kinds } from '../kinds/index.js';
+import {
+  type CompiledAggregates,
+  type GroupTerm,
+  type MetricTerm,
+  metricScale,
+} from '../plan/aggregate-plan.js';
 import type { CompiledEndpoint, FilterScope } from '../plan/endpoint.js';
 import { operators, type TargetKind } from '../plan/operators.js';
 import type { TotalStrategy } from '../resource/policy.js';
@@ -482,5 +488,82 @@ export function pageSchemas(
       prev_cursor: nullableString,
       prev_page_url: nullableString,
     }),
+  };
+}
+
+/** A decimal answered as an exact string of `scale` decimals. */
+const decimalString = (scale: number): JsonSchema => ({
+  type: 'string',
+  pattern: scale > 0 ? `^-?[0-9]+\\.[0-9]{${scale}}$` : '^-?[0-9]+$',
+  description: `An exact decimal with ${scale} decimal${scale === 1 ? '' : 's'}, as a string.`,
+});
+
+/** The JSON one metric is answered as (README, "Aggregates"): counts, exact sums and averages, or a column's value. */
+function metricSchema(metric: MetricTerm): JsonSchema {
+  const { column } = metric;
+  if (!column || metric.fn === 'count' || metric.fn === 'count_distinct')
+    return { type: 'integer', minimum: 0 };
+  if (metric.fn === 'min' || metric.fn === 'max') return orNull(kinds[column.type].schema(column));
+  const scale = metricScale(metric);
+  if (scale !== undefined) return orNull(decimalString(scale));
+  return orNull(column.type === 'bigint' ? kinds.bigint.schema(column) : { type: 'integer' });
+}
+
+/** The JSON a group key takes: its column's value or null, a bucket's start (in the zone, with its offset). */
+function groupSchema(group: GroupTerm): JsonSchema {
+  if (group.kind !== 'bucket') return orNull(kinds[group.column.type].schema(group.column));
+  return group.column.type === 'date'
+    ? { type: 'string', format: 'date', description: `The first day of the ${group.unit}.` }
+    : {
+        type: 'string',
+        format: 'date-time',
+        description: `The ${group.unit}'s first instant in the requested time zone, with its offset.`,
+      };
+}
+
+/** The answer of `GET <list>/aggregate`: the groups, and what was computed. */
+export function aggregateSchema(aggregates: CompiledAggregates): JsonSchema {
+  const groups = [...aggregates.groups.values()];
+  const metrics = [...aggregates.metrics.values()];
+  return {
+    type: 'object',
+    properties: {
+      data: {
+        type: 'array',
+        maxItems: aggregates.maxGroups,
+        items: {
+          type: 'object',
+          properties: {
+            group: {
+              type: 'object',
+              description: 'The group keys the request named (group_by), by name.',
+              properties: Object.fromEntries(groups.map((group) => [group.name, groupSchema(group)])),
+              additionalProperties: false,
+            },
+            ...Object.fromEntries(metrics.map((metric) => [metric.name, metricSchema(metric)])),
+          },
+          required: ['group'],
+          additionalProperties: false,
+        },
+      },
+      meta: {
+        type: 'object',
+        properties: {
+          metrics: { type: 'array', items: { enum: metrics.map((metric) => metric.name) } },
+          group_by: { type: 'array', items: { enum: groups.map((group) => group.name) } },
+          tz: { type: 'string', description: 'The IANA time zone of the date buckets.' },
+          limit: { type: 'integer', minimum: 1, description: 'The most groups this answer could hold.' },
+          truncated: {
+            type: 'boolean',
+            description:
+              'More groups matched than limit: the answer holds the first limit in the requested order.',
+          },
+        },
+        required: ['metrics', 'group_by', 'tz', 'limit', 'truncated'],
+        additionalProperties: false,
+      },
+    },
+    required: ['data', 'meta'],
+    additionalProperties: false,
   };
 }

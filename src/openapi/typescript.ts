@@ -86,7 +86,8 @@ function includeConstraintLines(
 
 /**
  * The TypeScript module of a service's types: each component schema of the document, a `Resources`
- * map for `createClient` (record, filter, inputs, include/count/sort names per endpoint) and the
+ * map for `createClient` (record, filter, inputs, include/count/sort names, the aggregate's answer,
+ * metrics and group keys per endpoint) and the
  * endpoints' paths. Pure: the same document always gives the same text.
  */
 export function renderTypes(document: OpenApiDocument): string {
@@ -116,6 +117,9 @@ export function renderTypes(document: OpenApiDocument): string {
       `    sort: ${names(summary.sort)};`,
       `    actions: ${names(summary.actions)};`,
       ...includeConstraintLines(summary.includeConstraints ?? {}, names),
+      `    aggregate: ${summary.aggregate?.schema ?? 'never'};`,
+      `    metric: ${names(summary.aggregate?.metrics ?? [])};`,
+      `    groupBy: ${names(summary.aggregate?.groupBy ?? [])};`,
       '  };',
     );
   }

@@ -3,8 +3,16 @@ import { columnTypes, kinds } from '../kinds/index.js';
 import { defaultLimits, type Limits } from '../request/limits.js';
 import type { FieldInput, RawValue } from '../request/list-request.js';
 import type { Action, AllLimit, EndpointPolicy, TotalStrategy } from '../resource/policy.js';
-import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js';
+import type { ResolvedColumn, ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type { CustomFilterCallback, DefaultFilterValue } from '../resource/types.js';
+import {
+  type CompiledAggregates,
+  type GroupTerm,
+  type MetricName,
+  type MetricTerm,
+  metricNames,
+} from './aggregate-plan.js';
+import { type BucketUnit, bucketUnits } from './buckets.js';
 import type { FieldTarget, SortTerm, SortThrough } from './list-plan.js';
 import { relationPath, resolvePath } from './paths.js';
 
@@ -75,6 +83,8 @@ export interface CompiledEndpoint extends FilterScope {
   readonly timeoutMs: number;
   /** The actions the endpoint serves (`EndpointPolicy.actions`, defaults filled in). */
   readonly actions: ReadonlySet<Action>;
+  /** The aggregate route's whitelists (`EndpointPolicy.aggregates`); undefined: no aggregate route. */
+  readonly aggregates: CompiledAggregates | undefined;
 }
 
 const allActions: readonly Action[] = ['list', 'read', 'create', 'update', 'delete', 'restore'];
@@ -292,6 +302,86 @@ function compileSorts(
   return sorts;
 }
 
+/** The kinds `sum` and `avg` apply to: exact numbers (a decimal with its declared scale). */
+const summable = new Set(['integer', 'bigint', 'decimal']);
+
+/**
+ * `allowedAggregates` and `allowedGroupBy` checked against the definitions: each metric on a visible
+ * column of a kind it applies to, each group key a visible column, a to-one path (the rule of relation
+ * sorts, `sortTarget`) or a date bucket of a date or datetime column.
+ */
+function compileAggregates(
+  resource: ResolvedResource,
+  policy: EndpointPolicy['aggregates'],
+  where: string,
+): CompiledAggregates | undefined {
+  if (!policy) return undefined;
+  const fail = (message: string): never => {
+    throw new ConfigurationError(`${where}: aggregates: ${message}.`);
+  };
+  const metrics = new Map<string, MetricTerm>();
+  for (const name of policy.allowedAggregates ?? []) {
+    if (name === 'count') {
+      metrics.set(name, { name, fn: 'count' });
+      continue;
+    }
+    const cut = name.indexOf(':');
+    const fn = name.slice(0, cut) as MetricName;
+    const columnName = name.slice(cut + 1);
+    if (cut < 0 || fn === 'count' || !metricNames.includes(fn))
+      fail(
+        `allowedAggregates names "${name}": write count or <metric>:<column> with a metric among ${metricNames.slice(1).join(', ')}`,
+      );
+    const column = resource.columns.get(columnName);
+    if (!column || column.hidden)
+      return fail(
+        `allowedAggregates names "${name}", but "${columnName}" is not a visible column of "${resource.name}"`,
+      );
+    if ((fn === 'sum' || fn === 'avg') && !summable.has(column.type))
+      fail(`"${name}": ${fn} applies to integer, bigint and decimal columns, not to a ${column.type} column`);
+    if ((fn === 'sum' || fn === 'avg') && column.type === 'decimal' && column.scale === undefined)
+      fail(
+        `"${name}": a decimal column's ${fn} is answered exactly at its scale: declare "${columnName}"'s scale`,
+      );
+    if ((fn === 'min' || fn === 'max' || fn === 'count_distinct') && !kinds[column.type].ordered)
+      fail(`"${name}": ${fn} applies to columns of an ordered kind, not to a ${column.type} column`);
+    metrics.set(name, { name, fn, column });
+  }
+  const groups = new Map<string, GroupTerm>();
+  for (const name of policy.allowedGroupBy ?? []) {
+    const cut = name.lastIndexOf(':');
+    if (cut >= 0) {
+      const unit = name.slice(cut + 1) as BucketUnit;
+      const column = resource.columns.get(name.slice(0, cut));
+      if (!bucketUnits.includes(unit))
+        fail(`allowedGroupBy names "${name}": a date bucket's unit is one of ${bucketUnits.join(', ')}`);
+      if (!column || column.hidden || (column.type !== 'date' && column.type !== 'datetime'))
+        fail(
+          `allowedGroupBy names "${name}": date buckets apply to visible date and datetime columns of "${resource.name}"`,
+        );
+      groups.set(name, { kind: 'bucket', name, column: column as ResolvedColumn, unit });
+      continue;
+    }
+    const target = sortTarget(resource, name, new Map());
+    if (typeof target === 'string') return fail(`allowedGroupBy: ${target}`);
+    const through = target.through;
+    if (through?.kind === 'path')
+      groups.set(name, { kind: 'path', name, hops: through.hops, column: through.column });
+    else groups.set(name, { kind: 'column', name, column: resource.columns.get(name) as ResolvedColumn });
+  }
+  const limit = (value: number | undefined, key: string): number => {
+    if (value === undefined) return 1000;
+    if (!(Number.isInteger(value) && value >= 1)) fail(`${key} must be a whole number, at least 1`);
+    return value;
+  };
+  return {
+    metrics,
+    groups,
+    maxGroups: limit(policy.maxGroups, 'maxGroups'),
+    maxBuckets: limit(policy.maxBuckets, 'maxBuckets'),
+  };
+}
+
 function compileAllowAll(limit: AllLimit | undefined, where: string): AllLimit | undefined {
   if (limit !== undefined && limit !== 'unlimited' && !(Number.isInteger(limit) && limit >= 0))
     throw new ConfigurationError(`${where}: allowAll takes a whole number or 'unlimited'.`);
@@ -477,5 +567,6 @@ export function compileEndpoint(
     total: compileTotal(policy.total, where),
     timeoutMs: compileTimeout(policy.timeoutMs, where),
     actions: compileActions(policy, resource, where),
+    aggregates: compileAggregates(resource, policy.aggregates, where),
   };
 }

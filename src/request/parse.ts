@@ -315,3 +315,82 @@ function prune(value: RawValue): RawValue | undefined {
     .filter((entry): entry is readonly [string, RawValue] => entry[1] !== undefined);
   return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }
+
+/** The parameters of an aggregate request beside the list's filters (`having` is bracketed). */
+export const aggregateParams = ['metrics', 'group_by', 'tz', 'from', 'to', 'limit', 'sort'] as const;
+export type AggregateParam = (typeof aggregateParams)[number];
+const aggregateKeys = new Set<string>([...aggregateParams, 'having']);
+/**
+ * List parameters that shape a page of records, which an aggregate answer has none of: all but
+ * `search`, which selects rows (`sort` is the aggregate's own).
+ */
+const pageOnly = new Set<string>(scalarParams.filter((name) => name !== 'search' && name !== 'sort'));
+
+/** An aggregate request, reduced to shapes: the list's filters and search, and its own parameters. */
+export interface AggregateRequest {
+  /** The filters and search, read by the list's parser exactly as a list reads them. */
+  readonly list: ListRequest;
+  readonly params: Readonly<Partial<Record<AggregateParam, string>>>;
+  /** `having[<metric>][<operator>]=<value>`, still raw. */
+  readonly having: { readonly [key: string]: RawValue } | undefined;
+}
+
+const unknownAggregateParameter = (key: string) =>
+  `Unknown query parameter "${key}". Known parameters: filter, search, ${[...aggregateKeys].join(', ')}.`;
+
+/**
+ * Query string → AggregateRequest: its own parameters are taken out first, the rest goes through the
+ * list's parser, so that filters and search are read (and refused) exactly as a list reads them.
+ * Parameters that shape a page of records (`page`, `include`, `fields`, …) are refused by name.
+ */
+export function parseAggregateQuery(rawQuery: string, limits: Limits, errors: ErrorBag): AggregateRequest {
+  const own: string[] = [];
+  const rest: string[] = [];
+  if (rawQuery.length <= limits.maxQueryLength)
+    for (const pair of rawQuery === '' ? [] : rawQuery.split('&')) {
+      const equals = pair.indexOf('=');
+      const key = decodeQueryComponent(equals === -1 ? pair : pair.slice(0, equals));
+      const base = key.split('[', 1)[0] as string;
+      (aggregateKeys.has(base) ? own : rest).push(pair);
+    }
+  const asList = parseListQuery(
+    rawQuery.length <= limits.maxQueryLength ? rest.join('&') : rawQuery,
+    limits,
+    errors,
+    unknownAggregateParameter,
+  );
+  // Refused once, here: the list's authorize would add its own problems for includes that are not there.
+  const list = { ...asList, includeConstraints: {} };
+  for (const key of Object.keys(list.params))
+    if (pageOnly.has(key)) errors.add(key, `The ${key} parameter does not apply to aggregates.`);
+  if (Object.keys(list.fields).length > 0)
+    errors.add('fields', 'The fields parameter does not apply to aggregates.');
+  for (const input of Object.values(asList.includeConstraints))
+    for (const part of ['filter', 'sort', 'limit'] as const)
+      if (input[part] !== undefined)
+        errors.add(`include_${part}`, `The include_${part} parameter does not apply to aggregates.`);
+  const params: Partial<Record<AggregateParam, string>> = {};
+  let having: { [key: string]: RawValue } | undefined;
+  // `having[__proto__][gt]=1` would be dropped by qs, and the condition silently ignored.
+  if (own.length === 0 || reservedKeys(own.join('&'), errors)) return { list, params, having };
+  let parsed: Record<string, RawValue>;
+  try {
+    parsed = qs.parse(own.join('&'), qsOptions(limits)) as Record<string, RawValue>;
+  } catch (error) {
+    const [key, message] = limitMessage(error as Error, limits);
+    errors.add(key === 'filter' ? 'having' : key, message);
+    return { list, params, having };
+  }
+  for (const [key, value] of Object.entries(parsed)) {
+    if (key === 'having') {
+      if (isObject(value)) having = value;
+      else if (prune(value) !== undefined)
+        errors.add('having', 'Conditions on metrics are given as having[<metric>][<operator>]=<value>.');
+      continue;
+    }
+    const text = key === 'metrics' || key === 'group_by' || key === 'sort' ? listText(value) : value;
+    if (typeof text === 'string') params[key as AggregateParam] = text;
+    else errors.add(key, `The ${key} parameter must be given once, as a single value.`);
+  }
+  return { list, params, having };
+}

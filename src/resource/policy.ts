@@ -127,6 +127,11 @@ export interface EndpointPolicy<Ctx = unknown> {
    * validates against. Without it, neither route exists.
    */
   schema?: SchemaDeclaration;
+  /**
+   * `GET <path>/aggregate` (README, "Aggregates"): metrics over the list's rows, grouped. Off unless
+   * set; governed by the `list` access rule, with the list's filters, scopes and `baseQuery`.
+   */
+  aggregates?: AggregatePolicy;
   /** What the OpenAPI document says of this endpoint beyond what the policy tells (docs/openapi-and-types.md). */
   openapi?: {
     /** The JSON Schema of a record as the `response` transformer shapes it (default: any object). */
@@ -145,6 +150,25 @@ export interface IncludeConstraintPolicy {
   allowedSorts?: string[];
   /** The largest `include_limit`, and the limit applied when the request gives none. */
   maxLimit?: number;
+}
+
+/** What an endpoint's aggregate route may compute (checked at start-up, `plan/aggregate.ts`). */
+export interface AggregatePolicy {
+  /**
+   * The metrics a client may ask for: `count`, or `<metric>:<column>` with a metric among
+   * `count_distinct`, `sum`, `avg`, `min`, `max` and a visible column of the records (`sum:balance`).
+   */
+  allowedAggregates?: string[];
+  /**
+   * The group keys a client may ask for: a visible column (`status`), a to-one relation path
+   * (`department.name`), or a date bucket of a date or datetime column (`created_at:month`; units
+   * `day`, `week` (ISO), `month`, `quarter`, `year`).
+   */
+  allowedGroupBy?: string[];
+  /** The most groups one answer holds (default 1000): past it the answer is cut and says `truncated`. */
+  maxGroups?: number;
+  /** The most date buckets a request may span (default 1000): past it the request is refused (422). */
+  maxBuckets?: number;
 }
 
 /** The request as the service's own `context` hook sees it (hosts may give their own hook instead). */

@@ -110,6 +110,14 @@ export function buildSchemaDocument(
           },
         ]),
       ),
+      aggregates: endpoint.aggregates
+        ? {
+            metrics: [...endpoint.aggregates.metrics.keys()],
+            groupBy: [...endpoint.aggregates.groups.keys()],
+            maxGroups: endpoint.aggregates.maxGroups,
+            maxBuckets: endpoint.aggregates.maxBuckets,
+          }
+        : null,
     },
     form: {
       id: formId,

@@ -57,6 +57,12 @@ export interface SchemaDocument {
      * includes it. An include not named here takes no constraint.
      */
     includeConstraints: Record<string, SchemaIncludeConstraint>;
+    /**
+     * What `GET <list>/aggregate` computes (`EndpointPolicy.aggregates`), or null where the endpoint
+     * has no aggregate route: the metrics and group keys it allows, the most groups an answer holds
+     * (cut past it, `meta.truncated`) and the most date buckets a request may span (422 past it).
+     */
+    aggregates: { metrics: string[]; groupBy: string[]; maxGroups: number; maxBuckets: number } | null;
   };
   form: {
     id: string;

@@ -1,5 +1,6 @@
 import { type Expression, expressionBuilder, type SqlBool, sql } from 'kysely';
-import { type QueryShape, type SortTerm, sortAlias, sortNullable } from '../plan/list-plan.js';
+import type { AggregateOrder, GroupTerm, HavingTerm, MetricTerm } from '../plan/aggregate-plan.js';
+import { type QueryShape, type Scalar, type SortTerm, sortAlias, sortNullable } from '../plan/list-plan.js';
 import type { EndpointPolicy } from '../resource/policy.js';
 import type { ResolvedRelation } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
@@ -14,12 +15,15 @@ import {
   type SortOperand,
 } from './keyset.js';
 import { selectedColumn, visibleSelection } from './selection.js';
-import { param, type SlotRowsOptions, type SlotValues } from './slots.js';
+import { param, type Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
 
 type Eb = DynamicExpressionBuilder;
 type Bool = Expression<SqlBool>;
 
 const BASE = 't0';
+/** `having`'s operators in SQL. */
+const havingSql = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
 /** The alias of a branched keyset page's union (`branchedRows`). */
 const PAGE = 'page';
 
@@ -29,6 +33,29 @@ interface SortJoin {
   readonly from: string;
   readonly alias: string;
 }
+
+/** The alias of an aggregate's bucket ranges (`aggregateQuery`). */
+const BUCKETS = 'b';
+
+/** An aggregate as the compiler sees it: the plan's metrics and groups, its values as slots. */
+export interface AggregateShape {
+  readonly metrics: readonly MetricTerm[];
+  readonly groups: readonly GroupTerm[];
+  readonly order: readonly AggregateOrder[];
+  readonly having: readonly (Omit<HavingTerm, 'value'> & { readonly value: Slot<Scalar> })[];
+  /** `[low, high)` of each bucket of the bucket group, bound as the column stores its values. */
+  readonly ranges?: readonly (readonly [Slot<Scalar>, Slot<Scalar>])[];
+  /** Rows read: the groups answered, and one more to know whether the answer was cut. */
+  readonly limit: number;
+  /** How a bucket bound and a having value of a column are bound (the filters' binding). */
+  readonly bind: (column: GroupTerm['column'], value: Scalar) => unknown;
+}
+
+/** The names of an aggregate's values in its rows. */
+export const groupAlias = (index: number): string => `__g${index}`;
+export const metricAlias = (index: number): string => `__m${index}`;
+/** An average is read as its exact sum and the count of values it divides by. */
+export const averagedAlias = (index: number): string => `__m${index}_n`;
 
 const flip = (term: SortTerm): SortTerm => ({
   ...term,
@@ -52,13 +79,15 @@ export class ListCompiler {
     private readonly policy: EndpointPolicy,
     /** The request's context, for the callbacks (row scopes, `baseQuery`, scopes, custom filters). */
     private readonly ctx: unknown,
+    /** Relation paths joined beside the sort's: an aggregate's group keys. */
+    paths: readonly (readonly ResolvedRelation[])[] = [],
   ) {
     this.conditions = new ConditionCompiler(dialect, ctx);
-    for (const term of plan.sort) {
-      if (term.through?.kind !== 'path') continue;
+    const sortPaths = plan.sort.flatMap((term) => (term.through?.kind === 'path' ? [term.through.hops] : []));
+    for (const hops of [...sortPaths, ...paths]) {
       let from = BASE;
       let path = '';
-      for (const relation of term.through.hops) {
+      for (const relation of hops) {
         path = path ? `${path}.${relation.name}` : relation.name;
         let join = this.joins.get(path);
         if (!join) {
@@ -136,14 +165,7 @@ export class ListCompiler {
    */
   private selection(): DynamicSelect {
     const { resource, counts, columns, sort } = this.plan;
-    let query = this.filtered();
-    for (const { relation, from, alias } of this.joins.values())
-      query = query.leftJoin(`${relation.target.table} as ${alias}`, (on) => {
-        const keyed = on.onRef(`${alias}.${relation.childKey}`, '=', `${from}.${relation.parentKey}`);
-        // A related record this request may not see sorts as none: its value must not show in the order.
-        const hidden = resourceConditions(expressionBuilder(), relation.target, alias, this.ctx);
-        return hidden.length > 0 ? keyed.on((eb) => eb.and(hidden)) : keyed;
-      });
+    let query = this.joined(this.filtered());
     query = query.select(visibleSelection(resource, BASE, this.dialect, columns));
     for (const relation of counts)
       query = query.select((eb) => this.counted(eb, relation).as(`${relation.name}_count`));
@@ -157,6 +179,123 @@ export class ListCompiler {
         query = query.select((eb) => this.counted(eb, through.relation).as(sortAlias(term, i)));
     }
     return query;
+  }
+
+  /** The LEFT JOINs of the relation paths (the sort's, an aggregate's groups), each once. */
+  private joined(query: DynamicSelect): DynamicSelect {
+    let joined = query;
+    for (const { relation, from, alias } of this.joins.values())
+      joined = joined.leftJoin(`${relation.target.table} as ${alias}`, (on) => {
+        const keyed = on.onRef(`${alias}.${relation.childKey}`, '=', `${from}.${relation.parentKey}`);
+        // A related record this request may not see sorts (and groups) as none: its value must not show.
+        const hidden = resourceConditions(expressionBuilder(), relation.target, alias, this.ctx);
+        return hidden.length > 0 ? keyed.on((eb) => eb.and(hidden)) : keyed;
+      });
+    return joined;
+  }
+
+  /**
+   * Metrics over the filtered rows (the list's FROM and WHERE), grouped. A bucket group reads its
+   * ranges from a derived table LEFT JOINed to the rows on `low <= column < high` with the list's
+   * conditions, so an empty bucket is a row whose counts are 0, and each bucket's rows are an index
+   * range of the column. The derived table's first member selects the column itself (no row): its
+   * type is the column's, which types the bound ranges on PostgreSQL.
+   */
+  aggregateQuery(shape: AggregateShape): DynamicSelect {
+    const { resource } = this.plan;
+    const bucketGroup = shape.groups.find((group) => group.kind === 'bucket');
+    let query: DynamicSelect;
+    if (bucketGroup && shape.ranges) {
+      const column = bucketGroup.column;
+      const own = sql.ref(`x.${column.name}`);
+      const bound = (slot: Slot<Scalar>) => param(slot, (value) => shape.bind(column, value));
+      const rows = shape.ranges.map(
+        ([low, high], i) => sql`select ${sql.lit(i)}, ${bound(low)}, ${bound(high)}`,
+      );
+      const ranges = sql`(select -1 as i, ${own} as lo, ${own} as hi from ${sql.table(resource.table)} as x where 1 = 0 union all ${sql.join(rows, sql` union all `)})`;
+      const at = sql.ref(`${BASE}.${column.name}`);
+      query = this.db
+        .selectFrom(ranges.as(BUCKETS))
+        .leftJoin(`${resource.table} as ${BASE}`, (join) =>
+          join.on((eb) =>
+            eb.and([
+              eb(at, '>=', sql.ref(`${BUCKETS}.lo`)),
+              eb(at, '<', sql.ref(`${BUCKETS}.hi`)),
+              this.where(eb as Eb),
+            ]),
+          ),
+        );
+    } else query = this.filtered();
+    query = this.joined(query);
+    const bucketed = bucketGroup !== undefined;
+    for (const [i, group] of shape.groups.entries()) {
+      if (group.kind === 'bucket') query = query.select(sql.ref(`${BUCKETS}.i`).as(groupAlias(i)));
+      else
+        query = query.select(
+          selectedColumn(group.column, this.groupTable(group), this.dialect, groupAlias(i)),
+        );
+    }
+    for (const [i, metric] of shape.metrics.entries()) {
+      query = query.select(this.metric(metric, bucketed).as(metricAlias(i)));
+      if (metric.fn === 'avg')
+        query = query.select(sql`count(${this.metricColumn(metric)})`.as(averagedAlias(i)));
+    }
+    if (shape.groups.length > 0)
+      query = query.groupBy(
+        shape.groups.map((group) =>
+          group.kind === 'bucket'
+            ? sql.ref(`${BUCKETS}.i`)
+            : sql.ref(`${this.groupTable(group)}.${group.column.name}`),
+        ),
+      );
+    for (const term of shape.having) {
+      const metric = shape.metrics[term.metric] as MetricTerm;
+      const value =
+        metric.fn === 'min' || metric.fn === 'max'
+          ? param(term.value, (v) => shape.bind(metric.column as GroupTerm['column'], v))
+          : param(term.value);
+      const op = havingSql[term.op];
+      query = query.having((eb) => eb(this.metric(metric, bucketed, true), op, value));
+    }
+    for (const term of shape.order) {
+      const alias = term.of === 'group' ? groupAlias(term.index) : metricAlias(term.index);
+      query = query.orderBy(sql.ref(alias), (ob) => {
+        const ordered = term.direction === 'asc' ? ob.asc() : ob.desc();
+        // NULL is the smallest value everywhere, as in lists.
+        if (!this.dialect.nullsSortLargest) return ordered;
+        return term.direction === 'asc' ? ordered.nullsFirst() : ordered.nullsLast();
+      });
+    }
+    return query.limit(shape.limit);
+  }
+
+  /** The table alias a column or path group reads from. */
+  private groupTable(group: GroupTerm): string {
+    return group.kind === 'path' ? this.joinOf(group.hops) : BASE;
+  }
+
+  private metricColumn(metric: MetricTerm) {
+    return sql.ref(`${BASE}.${(metric.column as GroupTerm['column']).name}`);
+  }
+
+  /**
+   * One metric's SQL: a count (of the key when buckets are joined, so an empty bucket counts 0), an
+   * exact sum (a decimal's in units of its scale), or MIN/MAX selected as the kind is selected in
+   * lists. `raw`: without the selection's form, as HAVING compares it.
+   */
+  private metric(metric: MetricTerm, bucketed: boolean, raw = false) {
+    const { resource } = this.plan;
+    if (metric.fn === 'count')
+      return bucketed ? sql`count(${sql.ref(`${BASE}.${resource.keyColumns[0]}`)})` : sql`count(*)`;
+    const column = metric.column as GroupTerm['column'];
+    const ref = this.metricColumn(metric);
+    if (metric.fn === 'count_distinct') return sql`count(distinct ${ref})`;
+    const wrap = (value: ReturnType<typeof sql>) =>
+      raw ? value : (this.dialect.kinds[column.type]?.select?.(value, column) ?? value);
+    if (metric.fn === 'min') return wrap(sql`min(${ref})`);
+    if (metric.fn === 'max') return wrap(sql`max(${ref})`);
+    const summed = column.type === 'decimal' ? this.dialect.scaledUnits(ref, column.scale ?? 0) : ref;
+    return wrap(sql`sum(${summed})`);
   }
 
   /** A relation's record count per record, with the related resource's scopes (as `count=` answers it). */

@@ -333,6 +333,12 @@ export interface SqlDialect {
   readonly nativeDatetimeIsText: boolean;
   /** What this engine does differently for a column kind (src/kinds/ holds what every engine shares). */
   readonly kinds: Partial<Record<ColumnType, KindSql>>;
+  /**
+   * A decimal as a whole number of units of its scale (`round(x * 100)` as a 64-bit integer): what an
+   * exact sum adds up, since SQLite holds decimals as doubles and the engines' own decimal sums and
+   * averages round differently. Each engine names its integer cast its own way.
+   */
+  scaledUnits(value: Expression<unknown>, scale: number): RawBuilder<unknown>;
 }
 
 /** One engine's difference for one column kind. */

@@ -27,7 +27,10 @@ function plainEquality(condition: SlotCondition): boolean {
 }
 
 /** How a value of `target` is bound: JSON booleans as text, booleans and datetimes as the engine stores them. */
-function binder(dialect: SqlDialect, target: FieldTarget): (value: Scalar) => unknown {
+export function binder(
+  dialect: SqlDialect,
+  target: Pick<FieldTarget, 'jsonPath' | 'columnType' | 'storage'>,
+): (value: Scalar) => unknown {
   if (target.jsonPath) return (value) => (value === true ? 'true' : value === false ? 'false' : value);
   if (target.columnType === 'boolean')
     return (value) => storedBoolean(target.storage, dialect, value as boolean);

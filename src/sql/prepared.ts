@@ -1,3 +1,4 @@
+import type { AggregatePlan } from '../plan/aggregate-plan.js';
 import { BoundedMap } from '../plan/bounded-map.js';
 import type {
   Condition,
@@ -9,8 +10,9 @@ import type {
 } from '../plan/list-plan.js';
 import type { EndpointPolicy } from '../resource/policy.js';
 import { type ResolvedResource, reachesScope } from '../resource/registry.js';
-import { ListCompiler } from './compile.js';
+import { type AggregateShape, ListCompiler } from './compile.js';
 import type { DynamicDb, SqlDialect, Statement } from './dialect.js';
+import { binder } from './operators.js';
 import { classOf, Param, param, Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
 
 /** How a page of rows is cut, with real values (`after`: the sort values of the record to continue past). */
@@ -324,6 +326,49 @@ export class PreparedQueries {
     templater.mark('one');
     const shape = templater.keyed(templater.shape(plan, this.reuse), keys, values);
     return this.prepare(templater, () => this.compiler(shape, ctx).rowsQuery({}).compile());
+  }
+
+  /**
+   * An aggregate over the plan's rows: its shape (metrics, groups, order, the number of buckets and
+   * of having conditions) is the key, bucket bounds and having values are bound like filter values.
+   */
+  aggregate(plan: AggregatePlan, ctx: unknown): Statement {
+    const templater = new Templater();
+    templater.mark('aggregate');
+    const shape = templater.shape(plan.shape, this.reuse);
+    templater.mark(
+      'metrics',
+      ...plan.metrics.map((metric) => metric.name),
+      'groups',
+      ...plan.groups.map((group) => group.name),
+      'order',
+      ...plan.order.map((term) => `${term.of}${term.index}${term.direction}`),
+      'limit',
+      plan.limit,
+      'having',
+      ...plan.having.map((term) => `${term.metric}${term.op}`),
+    );
+    const having = plan.having.map((term) => ({ ...term, value: templater.slot(term.value) }));
+    templater.mark('buckets', plan.buckets?.ranges.length ?? 'none');
+    const ranges = plan.buckets?.ranges.map(
+      ([low, high]) => [templater.slot(low), templater.slot(high)] as const,
+    );
+    const dialect = this.dialect;
+    const aggregate: AggregateShape = {
+      metrics: plan.metrics,
+      groups: plan.groups,
+      order: plan.order,
+      having,
+      ...(ranges && { ranges }),
+      limit: plan.limit + 1,
+      bind: (column, value) => binder(dialect, { columnType: column.type, storage: column.storage })(value),
+    };
+    const paths = plan.groups.flatMap((group) => (group.kind === 'path' ? [group.hops] : []));
+    return this.prepare(templater, () =>
+      new ListCompiler(this.db, this.dialect, shape, this.policy, ctx, paths)
+        .aggregateQuery(aggregate)
+        .compile(),
+    );
   }
 
   private compiler(shape: QueryShape<SlotValues>, ctx: unknown): ListCompiler {

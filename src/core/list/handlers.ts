@@ -3,6 +3,7 @@ import type { CompiledEndpoint } from '../../plan/endpoint.js';
 import type { PageMode } from '../../plan/list-plan.js';
 import type { Connection } from '../../sql/connect.js';
 import { type ClientSignal, json, type ServiceResponse } from '../exchange.js';
+import { type AggregateCall, aggregateReader } from './aggregate.js';
 import { allAnswer } from './all-records.js';
 import { cursorAnswer } from './cursor-page.js';
 import { lengthAwareAnswer } from './length-aware-page.js';
@@ -52,6 +53,8 @@ export function listHandlers(
 ): {
   list: (call: ListCall) => Promise<ServiceResponse>;
   one: (call: OneCall) => Promise<OneRecord | undefined>;
+  /** `GET <prefix>/<endpoint>/aggregate`, for an endpoint whose policy sets `aggregates`. */
+  aggregate: (call: AggregateCall) => Promise<ServiceResponse>;
 } {
   const state = prepareList(endpoint, connection);
   const plans = new ListPlans(endpoint);
@@ -72,5 +75,5 @@ export function listHandlers(
     return answers[plan.mode.kind](state, request as PageRequest<never>);
   };
 
-  return { list, one: oneRecordReader(state) };
+  return { list, one: oneRecordReader(state), aggregate: aggregateReader(state) };
 }

@@ -283,6 +283,7 @@ export const mysql: SqlDialect = {
   // DATETIME(3) literal form: MariaDB does not read the trailing `Z`.
   bindDatetime: (iso) => iso.replace('T', ' ').replace('Z', ''),
   nativeDatetimeIsText: false,
+  scaledUnits: (value, scale) => sql`cast(round(${value} * ${sql.lit(10 ** scale)}) as signed)`,
   kinds: {
     // A bigint bound as a number literal: text would be compared as a double past 2^53.
     bigint: { bind: (value) => BigInt(value as string) },

@@ -331,6 +331,7 @@ export const postgres: SqlDialect = {
   bindBoolean: (value) => value,
   bindDatetime: (iso) => iso,
   nativeDatetimeIsText: false,
+  scaledUnits: (value, scale) => sql`cast(round(${value} * ${sql.lit(10 ** scale)}) as bigint)`,
   kinds: {
     // money prints in the session's currency format (`$1,234.50`); numeric is the number.
     money: { select: (column) => sql`${column}::numeric` },

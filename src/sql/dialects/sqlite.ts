@@ -188,6 +188,7 @@ export const sqlite: SqlDialect = {
   bindBoolean: (value) => (value ? 1 : 0),
   bindDatetime: (iso) => spaceText(iso),
   nativeDatetimeIsText: true,
+  scaledUnits: (value, scale) => sql`cast(round(${value} * ${sql.lit(10 ** scale)}) as integer)`,
   kinds: {
     // better-sqlite3 reads an integer as a double (past 2^53 rounded); as text it stays exact.
     bigint: { select: (column) => sql`cast(${column} as text)` },

@@ -1,0 +1,80 @@
+/**
+ * Date buckets made in the service: the boundaries of each day, ISO week, month, quarter or year in an
+ * IANA time zone, as UTC instants (or dates, for a date column). The SQL compares the column with
+ * them, so no engine's time-zone tables matter, a daylight-saving day is as long as it is, and an
+ * index on the column serves. Luxon does the calendar arithmetic in the zone (Intl's time-zone data);
+ * only the walk from one boundary to the next is ours.
+ */
+import { DateTime } from 'luxon';
+
+export const bucketUnits = ['day', 'week', 'month', 'quarter', 'year'] as const;
+export type BucketUnit = (typeof bucketUnits)[number];
+
+/** Buckets of `[from, to)`: each one's label and the range of values it counts, clipped to the request's. */
+export interface Buckets {
+  /** Each bucket's start: in the zone with its offset (`2024-03-01T00:00:00+01:00`), or a date. */
+  readonly labels: readonly string[];
+  /** `[low, high)` of each bucket: UTC instants `YYYY-MM-DDTHH:MM:SS.sssZ`, or `YYYY-MM-DD` dates. */
+  readonly ranges: readonly (readonly [string, string])[];
+}
+
+/** Whether an IANA zone name is one this runtime knows (`Intl.DateTimeFormat` refuses the others). */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+/** An instant must say which: `Z` or an offset (a bare local time would be read in some zone silently). */
+const instantPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A `from` or `to` bound: a date (`YYYY-MM-DD`, midnight in the zone, or the date itself for a date
+ * column) or, for a datetime column, an ISO instant with `Z` or an offset. A string: why not.
+ */
+export function readBound(text: string, zone: string, dateColumn: boolean): DateTime | string {
+  const expected = dateColumn
+    ? 'a date (YYYY-MM-DD)'
+    : 'a date (YYYY-MM-DD) or an instant with Z or an offset (2024-03-01T00:00:00Z)';
+  const isDate = datePattern.test(text);
+  if (!isDate && (dateColumn || !instantPattern.test(text))) return expected;
+  const value = DateTime.fromISO(text, { zone: dateColumn ? 'UTC' : zone });
+  if (!value.isValid || value.year < 1000 || value.year > 9999) return expected;
+  return value;
+}
+
+/**
+ * The buckets from the one holding `from` to the one holding the instant before `to`, or the number
+ * past `max` (the request is then refused, naming the limit).
+ */
+export function makeBuckets(
+  from: DateTime,
+  to: DateTime,
+  unit: BucketUnit,
+  dateColumn: boolean,
+  max: number,
+): Buckets | { readonly over: number } {
+  const labels: string[] = [];
+  const ranges: [string, string][] = [];
+  const form = (value: DateTime): string =>
+    dateColumn ? (value.toISODate() as string) : (value.toUTC().toISO() as string);
+  // Luxon's weeks are ISO weeks (Monday first); `startOf` after `plus` keeps each start at the unit's
+  // first instant even where a zone skips midnight.
+  let start = from.startOf(unit);
+  while (start < to) {
+    if (labels.length === max) return { over: max };
+    const end = start.plus({ [`${unit}s`]: 1 }).startOf(unit);
+    labels.push(
+      dateColumn
+        ? (start.toISODate() as string)
+        : (start.toISO({ suppressMilliseconds: true }) as string).replace(/Z$/, '+00:00'),
+    );
+    ranges.push([form(start < from ? from : start), form(end > to ? to : end)]);
+    start = end;
+  }
+  return { labels, ranges };
+}

@@ -1,0 +1,635 @@
+import { describe, expect, it } from 'vitest';
+import { resources } from '../examples/demo/resources.js';
+import { ConfigurationError } from '../src/errors/configuration-error.js';
+import { compileEndpoint } from '../src/plan/endpoint.js';
+import { defineEndpoint, type EndpointPolicy } from '../src/resource/policy.js';
+import { resolveResources } from '../src/resource/resolve.js';
+import { dialects } from './support/databases.js';
+import { departments, insertUsers, type UserRow, users } from './support/fixture.js';
+import { hostNames } from './support/hosts.js';
+import { useService } from './support/service.js';
+
+type Rec = Record<string, unknown>;
+
+const metrics = [
+  'count',
+  'count_distinct:department_id',
+  'sum:balance',
+  'avg:balance',
+  'sum:score',
+  'avg:score',
+  'min:balance',
+  'max:balance',
+  'min:score',
+  'max:score',
+  'min:created_at',
+  'max:created_at',
+  'min:name',
+  'max:name',
+  'min:birthday',
+  'max:birthday',
+];
+const units = ['day', 'week', 'month', 'quarter', 'year'] as const;
+const stats = defineEndpoint({
+  resource: 'users',
+  path: 'stats',
+  allowedFilters: ['status', 'trashed', 'score'],
+  allowedSearch: ['name'],
+  aggregates: {
+    allowedAggregates: metrics,
+    allowedGroupBy: [
+      'status',
+      'department_id',
+      'birthday',
+      'department.name',
+      ...units.map((unit) => `created_at:${unit}`),
+      'birthday:month',
+    ],
+    maxGroups: 400,
+    maxBuckets: 400,
+  },
+  schema: { table: { columns: [{ key: 'name' }] } },
+});
+const small = defineEndpoint({
+  resource: 'users',
+  path: 'stats-small',
+  aggregates: {
+    allowedAggregates: ['count', 'sum:balance'],
+    allowedGroupBy: ['status', 'created_at:day'],
+    maxGroups: 2,
+    maxBuckets: 5,
+  },
+});
+const plain = defineEndpoint({
+  resource: 'users',
+  path: 'plain',
+  allowedFilters: ['status'],
+  schema: { table: { columns: [{ key: 'name' }] } },
+});
+const endpoints = [stats, small, plain];
+
+/**
+ * Users beyond the fixture that make aggregates hard: decimals whose float sum is not exact (0.1 +
+ * 0.2), NULL departments, and rows around Berlin's daylight-saving change on 2024-03-31 (01:00 UTC):
+ * at local midnight before and after it, at 00:59:59, 01:00, 02:00 and 03:00 UTC, and at the last
+ * second of March in local time.
+ */
+const instants = [
+  '2024-02-29T23:00:00.000Z', // 2024-03-01 00:00 in Berlin (CET)
+  '2024-03-30T23:00:00.000Z', // 2024-03-31 00:00 CET
+  '2024-03-31T00:59:59.000Z', // 01:59:59 CET, the last second before the change
+  '2024-03-31T01:00:00.000Z', // 03:00 CEST
+  '2024-03-31T02:00:00.000Z',
+  '2024-03-31T03:00:00.000Z',
+  '2024-03-31T21:59:59.000Z', // 23:59:59 CEST: still March in Berlin, April 1 nowhere
+  '2024-03-31T22:00:00.000Z', // 2024-04-01 00:00 CEST, still March in UTC
+  '2024-04-01T00:00:00.000Z',
+  '2024-04-29T12:00:00.000Z',
+];
+const extraUsers: UserRow[] = instants.map((created_at, i) => ({
+  id: 500 + i,
+  name: `Aggregate ${i}`,
+  email: `aggregate${i}@example.org`,
+  status: (['active', 'inactive', 'banned'] as const)[i % 3] as UserRow['status'],
+  score: i * 7 - 20,
+  balance: [0.1, 0.2, 0.3, 1234.55, -0.05, 99.99, 0.01, 10, 0.7, 3.33][i] as number,
+  is_admin: false,
+  birthday: i % 4 === 0 ? null : `1990-0${1 + (i % 3)}-1${i % 9}`,
+  settings: null,
+  department_id: [1, 2, 3, null][i % 4] ?? null,
+  created_at,
+  deleted_at: i === 9 ? '2025-01-01T00:00:00.000Z' : null,
+}));
+const allUsers = [...users, ...extraUsers];
+const visible = () => allUsers.filter((user) => user.deleted_at === null);
+
+// ---- The oracle: every expectation computed here from the rows, in plain JavaScript ----
+
+const cents = (value: number) => BigInt(Math.round(value * 100));
+function decimal(units: bigint, scale: number): string {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
+  const text = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
+  return negative ? `-${text}` : text;
+}
+/** The average of whole units at `scale`, answered with 4 more decimals, rounded half away from zero. */
+function average(total: bigint, count: number, scale: number): string {
+  const scaled = total * 10_000n;
+  const sign = scaled < 0n ? -1n : 1n;
+  const magnitude = scaled * sign;
+  const n = BigInt(count);
+  const rounded = magnitude / n + ((magnitude % n) * 2n >= n ? 1n : 0n);
+  return decimal(rounded * sign, scale + 4);
+}
+/**
+ * Text order per engine, as the README documents it: MariaDB's columns here are utf8mb4_general_ci
+ * (case-insensitive), PostgreSQL's test databases and SQLite compare by code point.
+ */
+let textKey: (value: string) => string = (value) => value;
+const sortable = (value: unknown) => (typeof value === 'string' ? textKey(value) : (value as number));
+const ordered = <T>(values: T[]) =>
+  [...values].sort((a, b) => (sortable(a) < sortable(b) ? -1 : sortable(a) > sortable(b) ? 1 : 0));
+
+function metricOf(name: string, rows: UserRow[]): unknown {
+  if (name === 'count') return rows.length;
+  const [fn, column] = name.split(':') as [string, keyof UserRow];
+  const values = rows.map((row) => row[column]).filter((value) => value !== null);
+  switch (fn) {
+    case 'count_distinct':
+      return new Set(values).size;
+    case 'sum':
+      if (values.length === 0) return null;
+      return column === 'balance'
+        ? decimal(
+            values.reduce((sum: bigint, value) => sum + cents(value as number), 0n),
+            2,
+          )
+        : values.reduce((sum: number, value) => sum + (value as number), 0);
+    case 'avg': {
+      if (values.length === 0) return null;
+      const total =
+        column === 'balance'
+          ? values.reduce((sum: bigint, value) => sum + cents(value as number), 0n)
+          : BigInt(values.reduce((sum: number, value) => sum + (value as number), 0));
+      return average(total, values.length, column === 'balance' ? 2 : 0);
+    }
+    case 'min':
+      return values.length === 0 ? null : ordered(values)[0];
+    case 'max':
+      return values.length === 0 ? null : ordered(values)[values.length - 1];
+  }
+  throw new Error(name);
+}
+
+function keyOf(row: UserRow, name: string): unknown {
+  if (name === 'department.name') return departments.find((d) => d.id === row.department_id)?.name ?? null;
+  return row[name as keyof UserRow];
+}
+
+/** The oracle's groups, in the service's default order: keys ascending, NULL first. */
+function grouped(rows: UserRow[], groupBy: string[], names: string[]): Rec[] {
+  const groups = new Map<string, UserRow[]>();
+  for (const row of rows) {
+    const key = JSON.stringify(groupBy.map((name) => keyOf(row, name)));
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  const compare = (a: unknown[], b: unknown[]) => {
+    for (const [i, x] of a.entries()) {
+      const y = b[i];
+      if (x === y) continue;
+      if (x === null) return -1;
+      if (y === null) return 1;
+      return (sortable(x) as string) < (sortable(y) as string) ? -1 : 1;
+    }
+    return 0;
+  };
+  return [...groups.entries()]
+    .map(([key, members]) => ({ keys: JSON.parse(key) as unknown[], members }))
+    .sort((a, b) => compare(a.keys, b.keys))
+    .map(({ keys, members }) => ({
+      group: Object.fromEntries(groupBy.map((name, i) => [name, keys[i]])),
+      ...Object.fromEntries(names.map((name) => [name, metricOf(name, members)])),
+    }));
+}
+
+/** The local date and time parts of an instant in a zone, by Intl (not the library the service uses). */
+function localParts(iso: string, zone: string) {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(iso));
+  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  return { year: part('year'), month: part('month'), day: part('day') };
+}
+
+/** One row of metrics over `rows`, without groups. */
+const metricRow = (rows: UserRow[]): Rec => ({
+  group: {},
+  ...Object.fromEntries(metrics.map((name) => [name, metricOf(name, rows)])),
+});
+
+interface Bucket {
+  start: string;
+  label: string;
+}
+/** The UTC buckets of [from, to) by hand: Date arithmetic, ISO weeks starting on Monday. */
+function utcBuckets(from: string, to: string, unit: (typeof units)[number]): Bucket[] {
+  const begin = new Date(`${from}T00:00:00Z`);
+  const startOf = (date: Date): Date => {
+    const y = date.getUTCFullYear();
+    const m = date.getUTCMonth();
+    if (unit === 'day') return new Date(Date.UTC(y, m, date.getUTCDate()));
+    if (unit === 'week') return new Date(Date.UTC(y, m, date.getUTCDate() - ((date.getUTCDay() + 6) % 7)));
+    if (unit === 'month') return new Date(Date.UTC(y, m, 1));
+    if (unit === 'quarter') return new Date(Date.UTC(y, m - (m % 3), 1));
+    return new Date(Date.UTC(y, 0, 1));
+  };
+  const next = (date: Date): Date => {
+    const copy = new Date(date);
+    if (unit === 'day') copy.setUTCDate(copy.getUTCDate() + 1);
+    else if (unit === 'week') copy.setUTCDate(copy.getUTCDate() + 7);
+    else if (unit === 'month') copy.setUTCMonth(copy.getUTCMonth() + 1);
+    else if (unit === 'quarter') copy.setUTCMonth(copy.getUTCMonth() + 3);
+    else copy.setUTCFullYear(copy.getUTCFullYear() + 1);
+    return copy;
+  };
+  const buckets: Bucket[] = [];
+  for (let at = startOf(begin); at < new Date(`${to}T00:00:00Z`); at = next(at)) {
+    const iso = at.toISOString();
+    buckets.push({
+      start: at < begin ? begin.toISOString() : iso,
+      label: `${iso.slice(0, 19)}+00:00`,
+    });
+  }
+  return buckets;
+}
+
+describe.each(dialects)('aggregates on %s', (dialect) => {
+  const svc = useService(dialect, 'aggregates', { endpoints });
+
+  const get = async (query: string, path = 'stats') => {
+    if (!svc.conn.db) throw new Error('no database');
+    return svc.get(`/api/${path}/aggregate?${query}`);
+  };
+  let inserted = false;
+  const ready = async () => {
+    textKey = dialect === 'mysql' ? (value) => value.toLowerCase() : (value) => value;
+    if (!inserted) await insertUsers(svc.conn, extraUsers);
+    inserted = true;
+  };
+
+  it('counts, sums and averages every row the list shows, exactly', async () => {
+    await ready();
+    const names = metrics.join(',');
+    const response = await get(`metrics=${names}`);
+    expect(response.status).toBe(200);
+    expect(response.body.data).toEqual(grouped(visible(), [], metrics));
+    expect(response.body.meta).toEqual({
+      metrics,
+      group_by: [],
+      tz: 'UTC',
+      limit: 400,
+      truncated: false,
+    });
+  });
+
+  it('groups by a column, a NULL key being its own group, and keeps the list filters', async () => {
+    await ready();
+    const names = ['count', 'sum:balance', 'avg:score', 'min:created_at'];
+    for (const group of ['status', 'department_id', 'birthday']) {
+      const response = await get(`metrics=${names.join(',')}&group_by=${group}`);
+      expect(response.status).toBe(200);
+      expect(response.body.data).toEqual(grouped(visible(), [group], names));
+    }
+    const active = await get('metrics=count,sum:balance&group_by=department_id&filter[status]=active');
+    expect(active.body.data).toEqual(
+      grouped(
+        visible().filter((user) => user.status === 'active'),
+        ['department_id'],
+        ['count', 'sum:balance'],
+      ),
+    );
+    const searched = await get('metrics=count&group_by=status&search=aggregate');
+    expect(searched.body.data).toEqual(
+      grouped(
+        visible().filter((user) => user.name.toLowerCase().includes('aggregate')),
+        ['status'],
+        ['count'],
+      ),
+    );
+    const trashed = await get('metrics=count&group_by=status&filter[trashed]=true');
+    expect(trashed.body.data).toEqual(grouped(allUsers, ['status'], ['count']));
+  });
+
+  it('answers an empty selection with count 0 and NULL for the other metrics', async () => {
+    await ready();
+    const response = await get(`metrics=${metrics.join(',')}&filter[score][gt]=100000`);
+    expect(response.status).toBe(200);
+    expect(response.body.data).toEqual([metricRow([])]);
+    expect(response.body.data[0]).toMatchObject({ count: 0, 'sum:balance': null, 'avg:balance': null });
+    const none = await get('metrics=count&group_by=status&filter[score][gt]=100000');
+    expect(none.body.data).toEqual([]);
+  });
+
+  it('groups through a to-one relation path', async () => {
+    await ready();
+    const names = ['count', 'sum:balance'];
+    const response = await get(`metrics=${names.join(',')}&group_by=department.name,status`);
+    expect(response.status).toBe(200);
+    expect(response.body.data).toEqual(grouped(visible(), ['department.name', 'status'], names));
+  });
+
+  it('orders by a metric or a key, then by every key', async () => {
+    await ready();
+    const expected = grouped(visible(), ['department_id', 'status'], ['count', 'sum:balance']);
+    const byCount = await get('metrics=count,sum:balance&group_by=department_id,status&sort=-count');
+    const stable = [...expected].sort((a, b) => (b.count as number) - (a.count as number));
+    expect(byCount.body.data).toEqual(stable);
+    const byStatus = await get('metrics=count&group_by=department_id,status&sort=-status');
+    const statusKeys = byStatus.body.data.map((row: Rec) => (row.group as Rec).status);
+    expect(statusKeys).toEqual(ordered(statusKeys as string[]).reverse());
+  });
+
+  it('cuts at limit and says so, never silently', async () => {
+    await ready();
+    const all = grouped(visible(), ['department_id', 'status'], ['count']);
+    const cut = await get('metrics=count&group_by=department_id,status&limit=3');
+    expect(cut.body.data).toEqual(all.slice(0, 3));
+    expect(cut.body.meta).toMatchObject({ limit: 3, truncated: true });
+    const whole = await get(`metrics=count&group_by=department_id,status&limit=${all.length}`);
+    expect(whole.body.data).toEqual(all);
+    expect(whole.body.meta.truncated).toBe(false);
+    // The endpoint's maxGroups (2) cuts without a limit too.
+    const capped = await get('metrics=count&group_by=status', 'stats-small');
+    expect(capped.body.data).toEqual(grouped(visible(), ['status'], ['count']).slice(0, 2));
+    expect(capped.body.meta).toMatchObject({ limit: 2, truncated: true });
+  });
+
+  it('keeps the groups whose metrics meet having', async () => {
+    await ready();
+    const all = grouped(visible(), ['department_id'], ['count', 'sum:balance', 'max:created_at']);
+    const cases: [string, (row: Rec) => boolean][] = [
+      ['having[count][gte]=5', (row) => (row.count as number) >= 5],
+      ['having[count][lt]=5&having[count][neq]=2', (row) => (row.count as number) < 5 && row.count !== 2],
+      ['having[sum:balance][gt]=100.5', (row) => Number(row['sum:balance']) > 100.5],
+      [
+        'having[max:created_at][gte]=2024-04-01T00:00:00Z',
+        (row) => String(row['max:created_at']) >= '2024-04-01T00:00:00.000Z',
+      ],
+    ];
+    for (const [having, keep] of cases) {
+      const response = await get(`metrics=count,sum:balance,max:created_at&group_by=department_id&${having}`);
+      expect(response.status).toBe(200);
+      const expected = all.filter(keep);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(expected.length).toBeLessThan(all.length);
+      expect(response.body.data).toEqual(expected);
+    }
+  });
+
+  it('buckets each unit in UTC, empty buckets as zeros', async () => {
+    await ready();
+    const from = '2023-12-01';
+    const to = '2024-05-01';
+    const rows = visible().filter((user) => user.created_at >= `${from}T` && user.created_at < `${to}T`);
+    for (const unit of units) {
+      const response = await get(
+        `metrics=count,sum:balance&group_by=created_at:${unit}&from=${from}&to=${to}`,
+      );
+      expect(response.status).toBe(200);
+      const labels = utcBuckets(from, to, unit);
+      const expected = labels.map((label, i) => {
+        const members = rows.filter(
+          (user) =>
+            user.created_at >= label.start &&
+            (i + 1 === labels.length || user.created_at < (labels[i + 1] as Bucket).start),
+        );
+        return {
+          group: { [`created_at:${unit}`]: label.label },
+          count: members.length,
+          'sum:balance': metricOf('sum:balance', members),
+        };
+      });
+      expect(response.body.data).toEqual(expected);
+      if (unit === 'day' || unit === 'week') expect(expected.some((row) => row.count === 0)).toBe(true);
+    }
+  });
+
+  it('buckets in a zone with a daylight-saving change inside the range', async () => {
+    await ready();
+    const zone = 'Europe/Berlin';
+    const rows = visible().filter(
+      (user) => user.created_at >= '2024-02-29T23:00:00.000Z' && user.created_at < '2024-04-30T22:00:00.000Z',
+    );
+    const monthly = await get(
+      `metrics=count&group_by=created_at:month&tz=${zone}&from=2024-03-01&to=2024-05-01`,
+    );
+    expect(monthly.status).toBe(200);
+    const inMonth = (month: number) =>
+      rows.filter((user) => localParts(user.created_at, zone).month === month).length;
+    expect(monthly.body.data).toEqual([
+      { group: { 'created_at:month': '2024-03-01T00:00:00+01:00' }, count: inMonth(3) },
+      { group: { 'created_at:month': '2024-04-01T00:00:00+02:00' }, count: inMonth(4) },
+    ]);
+    expect(monthly.body.meta.tz).toBe(zone);
+    const daily = await get(`metrics=count&group_by=created_at:day&tz=${zone}&from=2024-03-30&to=2024-04-02`);
+    const onDay = (day: number, month: number) =>
+      visible().filter((user) => {
+        const local = localParts(user.created_at, zone);
+        return local.year === 2024 && local.month === month && local.day === day;
+      }).length;
+    expect(daily.body.data).toEqual([
+      { group: { 'created_at:day': '2024-03-30T00:00:00+01:00' }, count: onDay(30, 3) },
+      { group: { 'created_at:day': '2024-03-31T00:00:00+01:00' }, count: onDay(31, 3) },
+      { group: { 'created_at:day': '2024-04-01T00:00:00+02:00' }, count: onDay(1, 4) },
+    ]);
+    // The changeover day is 23 hours long: its six rows, from local midnight to 23:59:59.
+    expect(daily.body.data[1].count).toBe(6);
+    // ISO weeks (Monday first) across the change: the week of March 25 is an hour shorter.
+    const weekly = await get(
+      `metrics=count&group_by=created_at:week&tz=${zone}&from=2024-03-25&to=2024-04-08`,
+    );
+    const localDate = (iso: string) => {
+      const local = localParts(iso, zone);
+      return `${local.year}-${String(local.month).padStart(2, '0')}-${String(local.day).padStart(2, '0')}`;
+    };
+    const inWeek = (first: string, next: string) =>
+      visible().filter((user) => localDate(user.created_at) >= first && localDate(user.created_at) < next)
+        .length;
+    expect(weekly.body.data).toEqual([
+      {
+        group: { 'created_at:week': '2024-03-25T00:00:00+01:00' },
+        count: inWeek('2024-03-25', '2024-04-01'),
+      },
+      {
+        group: { 'created_at:week': '2024-04-01T00:00:00+02:00' },
+        count: inWeek('2024-04-01', '2024-04-08'),
+      },
+    ]);
+    expect(weekly.body.data[0].count).toBeGreaterThanOrEqual(6);
+    // An instant bound with an offset is the same instant.
+    const shifted = await get(
+      `metrics=count&group_by=created_at:month&tz=${zone}&from=2024-03-01T00:00:00%2B01:00&to=2024-04-01T00:00:00%2B02:00`,
+    );
+    expect(shifted.body.data).toEqual([monthly.body.data[0]]);
+  });
+
+  it('buckets a date column by its dates', async () => {
+    await ready();
+    const response = await get(
+      'metrics=count&group_by=birthday:month&from=1990-01-01&to=1990-04-01&tz=Europe/Berlin',
+    );
+    expect(response.status).toBe(200);
+    const count = (month: string) =>
+      visible().filter((user) => user.birthday?.startsWith(`1990-${month}`)).length;
+    expect(response.body.data).toEqual([
+      { group: { 'birthday:month': '1990-01-01' }, count: count('01') },
+      { group: { 'birthday:month': '1990-02-01' }, count: count('02') },
+      { group: { 'birthday:month': '1990-03-01' }, count: count('03') },
+    ]);
+  });
+
+  it('refuses what the whitelist does not allow, keyed by the parameter', async () => {
+    await ready();
+    const refusals: [string, string, string][] = [
+      ['metrics=sum:password_hash', 'metrics', 'sum:password_hash'],
+      ['metrics=max:password_hash', 'metrics', 'max:password_hash'],
+      ['metrics=median:score', 'metrics', 'median:score'],
+      ['group_by=password_hash', 'group_by', 'password_hash'],
+      ['group_by=email', 'group_by', 'email'],
+      ['group_by=created_at:hour&from=2024-01-01&to=2024-02-01', 'group_by', 'created_at:hour'],
+      ['group_by=created_at:month&to=2024-02-01', 'from', 'from'],
+      ['group_by=created_at:month&from=2024-01-01', 'to', 'to'],
+      ['group_by=created_at:day&from=2023-01-01&to=2025-01-01', 'group_by', '400'],
+      [
+        'group_by=created_at:month,created_at:day&from=2024-01-01&to=2024-02-01',
+        'group_by',
+        'one date bucket',
+      ],
+      ['group_by=created_at:month&from=2024-01-01T00:00:00&to=2024-02-01', 'from', 'offset'],
+      ['group_by=created_at:month&from=2024-02-01&to=2024-01-01', 'to', 'after'],
+      ['group_by=created_at:month&from=2024-01-01&to=2024-02-01&tz=Mars/Olympus', 'tz', 'Mars/Olympus'],
+      ['from=2024-01-01', 'from', 'bucket'],
+      ['group_by=birthday:month&from=1990-01-01T00:00:00Z&to=1990-02-01', 'from', 'YYYY-MM-DD'],
+      ['group_by=created_at:month&from=2024-13-01&to=2025-01-01', 'from', 'date'],
+      ['sort=-score', 'sort', 'score'],
+      ['limit=401', 'limit', '400'],
+      ['limit=0', 'limit', '400'],
+      ['having[count][like]=3', 'having.count', 'gte'],
+      ['having[sum:balance][gt]=1', 'having.sum:balance', 'not a requested metric'],
+      ['metrics=sum:balance&having[sum:balance][gt]=1.001', 'having.sum:balance', '2 decimals'],
+      ['metrics=avg:score&having[avg:score][gt]=1', 'having.avg:score', 'average'],
+      ['page=2', 'page', 'aggregates'],
+      ['per_page=5', 'per_page', 'aggregates'],
+      ['cursor=abc', 'cursor', 'aggregates'],
+      ['include=roles', 'include', 'aggregates'],
+      ['fields=name', 'fields', 'aggregates'],
+      ['all=true', 'all', 'aggregates'],
+      ['format=csv', 'format', 'aggregates'],
+      ['include_limit[posts]=2', 'include_limit', 'aggregates'],
+      ['include_sort[posts]=-id', 'include_sort', 'aggregates'],
+      ['include_filter[posts][status]=draft', 'include_filter', 'aggregates'],
+      ['filter[email]=x', 'filter.email', 'email'],
+      ['bogus=1', 'bogus', 'bogus'],
+      ['having[__proto__][gt]=1', 'having.__proto__.gt', '__proto__'],
+      ['metrics=', 'metrics', 'at least one'],
+    ];
+    for (const [query, key, named] of refusals) {
+      const response = await get(query);
+      expect(response.status, query).toBe(422);
+      expect(Object.keys(response.body.errors), query).toEqual([key]);
+      expect(response.body.errors[key].join(' '), query).toContain(named);
+    }
+    const tooMany = await get(
+      'metrics=count&group_by=created_at:day&from=2024-01-01&to=2024-01-07',
+      'stats-small',
+    );
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.errors.group_by[0]).toContain('the limit is 5');
+  });
+
+  it('is described by the schema document', async () => {
+    const document = await svc.get('/api/v1/stats/schema');
+    expect(document.body.table.aggregates).toEqual({
+      metrics,
+      groupBy: stats.aggregates?.allowedGroupBy,
+      maxGroups: 400,
+      maxBuckets: 400,
+    });
+    expect((await svc.get('/api/v1/plain/schema')).body.table.aggregates).toBeNull();
+  });
+
+  it('is served only where the policy allows it, and wins over a record named "aggregate"', async () => {
+    await ready();
+    // Without `aggregates` the path is a record's, and no record has the id "aggregate".
+    const off = await svc.get('/api/plain/aggregate');
+    expect(off.status).toBe(404);
+    expect(off.body.errors).toEqual({ id: ['No users record with this id.'] });
+    const body = await svc.inject({
+      method: 'POST',
+      url: '/api/stats/aggregate/query',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: 'metrics=count&group_by=status' }),
+    });
+    expect(body.statusCode).toBe(200);
+    expect(body.json().data).toEqual(grouped(visible(), ['status'], ['count']));
+    const post = await svc.inject({ method: 'POST', url: '/api/stats/aggregate' });
+    expect(post.statusCode).toBe(405);
+  });
+});
+
+describe('aggregates checked at start-up', () => {
+  const resolved = resolveResources(resources, undefined);
+  const compile = (aggregates: EndpointPolicy['aggregates']) =>
+    compileEndpoint({ resource: 'users', aggregates }, resolved, undefined);
+  it.each([
+    [{ allowedAggregates: ['sum:password_hash'] }, 'not a visible column'],
+    [{ allowedAggregates: ['sum:name'] }, 'integer, bigint and decimal'],
+    [{ allowedAggregates: ['avg:created_at'] }, 'integer, bigint and decimal'],
+    [{ allowedAggregates: ['max:settings'] }, 'ordered kind'],
+    [{ allowedAggregates: ['median:score'] }, '<metric>:<column>'],
+    [{ allowedAggregates: ['count:id'] }, '<metric>:<column>'],
+    [{ allowedGroupBy: ['password_hash'] }, 'neither a visible column'],
+    [{ allowedGroupBy: ['settings'] }, 'no sort applies'],
+    [{ allowedGroupBy: ['posts.title'] }, 'may match several'],
+    [{ allowedGroupBy: ['roles.name'] }, 'may match several'],
+    [{ allowedGroupBy: ['name:month'] }, 'date and datetime columns'],
+    [{ allowedGroupBy: ['created_at:hour'] }, 'day, week, month, quarter, year'],
+    [{ maxGroups: 0 }, 'maxGroups'],
+    [{ maxBuckets: 1.5 }, 'maxBuckets'],
+  ] as [EndpointPolicy['aggregates'], string][])('refuses %j', (aggregates, message) => {
+    expect(() => compile(aggregates)).toThrow(ConfigurationError);
+    expect(() => compile(aggregates)).toThrow(message);
+  });
+
+  it('refuses a sum of a decimal column whose scale is not declared', () => {
+    expect(() =>
+      compileEndpoint(
+        { resource: 'departments', aggregates: { allowedAggregates: ['sum:budget'] } },
+        resolved,
+        undefined,
+      ),
+    ).toThrow('declare "budget"\'s scale');
+  });
+
+  it('accepts columns, to-one paths and buckets', () => {
+    const compiled = compile({
+      allowedAggregates: ['count', 'sum:balance', 'min:created_at'],
+      allowedGroupBy: ['status', 'department.name', 'created_at:week', 'birthday:year'],
+    });
+    expect([...(compiled.aggregates?.groups.keys() ?? [])]).toEqual([
+      'status',
+      'department.name',
+      'created_at:week',
+      'birthday:year',
+    ]);
+    expect(compiled.aggregates?.maxGroups).toBe(1000);
+    expect(compile(undefined).aggregates).toBeUndefined();
+  });
+});
+
+describe.each(hostNames.filter((host) => host !== 'standalone'))('aggregates through the %s host', (host) => {
+  const svc = useService('sqlite', `aggregates_${host.replace('-', '_')}`, { endpoints }, host);
+  it('answers GET <list>/aggregate and the body form alike', async () => {
+    const get = await svc.get('/api/stats/aggregate?metrics=count,sum:balance&group_by=status');
+    expect(get.status).toBe(200);
+    expect(get.body.data).toEqual(
+      grouped(
+        users.filter((user) => user.deleted_at === null),
+        ['status'],
+        ['count', 'sum:balance'],
+      ),
+    );
+    const post = await svc.inject({
+      method: 'POST',
+      url: '/api/stats/aggregate/query',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: 'metrics=count,sum:balance&group_by=status' }),
+    });
+    expect(post.statusCode, post.body).toBe(200);
+    expect(post.json()).toEqual(get.body);
+  });
+});
