@@ -561,6 +561,24 @@ describe.each(dialects)('aggregates on %s', (dialect) => {
   });
 });
 
+describe('aggregates on sqlite past its integers', () => {
+  const svc = useService('sqlite', 'aggregates_overflow', { endpoints });
+
+  it('refuses a sum past what SQLite computes (2^63 units) as a 422 keyed metrics, not a 500', async () => {
+    // SQLite keeps what a column is given: two balances far past decimal(12, 2) make the units overflow.
+    const huge = [901, 902].map((id) => ({ ...(extraUsers[0] as UserRow), id, email: `huge${id}@x.io` }));
+    await insertUsers(
+      svc.conn,
+      huge.map((user) => ({ ...user, status: 'banned', balance: 5e16 })),
+    );
+    const response = await svc.get('/api/stats/aggregate?metrics=sum:balance');
+    expect(response.status).toBe(422);
+    expect(response.body.errors.metrics[0]).toContain('beyond the range');
+    const fine = await svc.get('/api/stats/aggregate?metrics=sum:balance&filter[status]=active');
+    expect(fine.status).toBe(200);
+  });
+});
+
 describe('aggregates checked at start-up', () => {
   const resolved = resolveResources(resources, undefined);
   const compile = (aggregates: EndpointPolicy['aggregates']) =>

@@ -1,4 +1,5 @@
 import { ErrorBag } from '../../errors/error-bag.js';
+import { RequestError } from '../../errors/request-error.js';
 import { aggregateGroups } from '../../load/aggregate-rows.js';
 import { authorizeAggregate } from '../../plan/aggregate.js';
 import { defaultsFor } from '../../plan/endpoint.js';
@@ -28,10 +29,20 @@ export function aggregateReader(state: ListState): (call: AggregateCall) => Prom
     const request = parseAggregateQuery(rawQuery, endpoint.limits, errors);
     const plan = authorizeAggregate(request, endpoint, errors, defaultsFor(endpoint, ctx));
     if (!plan) return json(422, errors.toEnvelope());
-    const rows = await state.connection.run(
-      state.queries.aggregate(plan, ctx),
-      readOptions(state, signal, primary),
-    );
+    const rows = await state.connection
+      .run(state.queries.aggregate(plan, ctx), readOptions(state, signal, primary))
+      .catch(async (error: unknown) => {
+        // A metric past what the engine computes is a fact about the request, not a broken filter.
+        const refusal = await state.connection.dialect
+          .refusal(error, state.connection.db)
+          .catch(() => undefined);
+        if (refusal?.kind !== 'out-of-range') throw error;
+        throw RequestError.single(
+          422,
+          'metrics',
+          'A metric is beyond the range the database computes it in (a sum past its largest integer): narrow the filter.',
+        );
+      });
     const { groups, truncated } = aggregateGroups(plan, rows);
     return json(200, {
       data: groups,

@@ -48,6 +48,8 @@ const constraints: Record<string, Exclude<Refusal['kind'], 'unavailable'>> = {
 function refusal(error: unknown): Refusal | undefined {
   const { code = '', message = '' } = error as { code?: string; message?: string };
   if (unavailable.test(code)) return { kind: 'unavailable' };
+  // SUM past 2^63 (an aggregate's sum of a decimal in units of its scale): a value out of what SQLite holds.
+  if (code === 'SQLITE_ERROR' && message === 'integer overflow') return { kind: 'out-of-range', columns: [] };
   const kind = constraints[code];
   if (!kind) return undefined;
   // "UNIQUE constraint failed: users.email, users.x", "NOT NULL constraint failed: users.name"
