@@ -5,6 +5,8 @@
  * Browser-safe: only `fetch`.
  */
 import {
+  type AggregateAnswer,
+  type AggregateQuery,
   ApiError,
   type ClientOptions,
   createRecord,
@@ -12,6 +14,7 @@ import {
   type ErrorMap,
   type ExportFormat,
   type ExportQuery,
+  fetchAggregate,
   fetchExport,
   fetchIndex,
   fetchList,
@@ -239,6 +242,27 @@ export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
       signal?: AbortSignal,
     ): Promise<Response> =>
       translated(async () => fetchExport(endpoint(resource), query, format, await clientOptions(signal))),
+
+    /**
+     * `GET <list>/aggregate` (README "Aggregates"): `{ data, meta }` as the service answers it; a refused
+     * metric, group or range is the library's error, keyed by its parameter.
+     */
+    aggregate: async (
+      resource: string,
+      query: AggregateQuery,
+      signal?: AbortSignal,
+    ): Promise<AggregateAnswer> => {
+      try {
+        return await fetchAggregate(endpoint(resource), query, await clientOptions(signal));
+      } catch (error) {
+        // Every key names a parameter the call sent (`metrics`, `group_by`, `from`…): all are kept.
+        if (error instanceof ApiError) {
+          const { message, errors } = error.envelope;
+          throw toError(error.status, message, errors, Object.keys(errors));
+        }
+        throw error;
+      }
+    },
 
     one: (resource: string, id: unknown, meta?: unknown, signal?: AbortSignal): Promise<RecordData> =>
       translated(async () => {
