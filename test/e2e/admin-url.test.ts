@@ -51,6 +51,13 @@ describe('admin list addresses', () => {
       search: 'sort=-score&page=2',
     });
     expect(parseHash('#/users/new')).toEqual({ path: 'users', view: 'new', search: '' });
+    expect(parseHash('#/users/dashboard')).toEqual({ path: 'users', view: 'dashboard', search: '' });
+    expect(parseHash('#/users/dashboard/edit')).toEqual({
+      path: 'users',
+      id: 'dashboard',
+      view: 'edit',
+      search: '',
+    });
     expect(parseHash('#/users/42')).toEqual({ path: 'users', id: '42', view: 'record', search: '' });
     expect(parseHash('#/users/a%2Fb/edit')).toEqual({ path: 'users', id: 'a/b', view: 'edit', search: '' });
     expect(parseHash('#/users/%E0%A4%A')).toMatchObject({ id: '%E0%A4%A', view: 'record' });
