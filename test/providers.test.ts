@@ -323,6 +323,15 @@ for (const dialect of dialects) {
           HttpError,
         );
         expect(Object.keys((missing.body as { errors: Rec }).errors)).toEqual(['to']);
+        // meta's record-shaping keys have no meaning here: refused by name before any request.
+        const { sent, fetch } = watchedFetch();
+        const shaped = await failure(
+          ra({ fetch }).getAggregate('users', { meta: { include: 'roles', fields: ['name'] } }),
+          HttpError,
+        );
+        expect(shaped.status).toBe(422);
+        expect(Object.keys((shaped.body as { errors: Rec }).errors)).toEqual(['include', 'fields']);
+        expect(sent).toEqual([]);
       });
 
       it('a refused list is an HttpError with the service message', async () => {
@@ -630,6 +639,17 @@ for (const dialect of dialects) {
           RefineHttpError,
         );
         expect(Object.keys(posted.errors)).toEqual(['method']);
+        const { sent, fetch } = watchedFetch();
+        const shaped = await failure(
+          refine({ fetch }).custom({
+            url: 'users',
+            method: 'get',
+            meta: { aggregate: { metrics: 'count' }, count: ['posts'] },
+          }),
+          RefineHttpError,
+        );
+        expect(Object.keys(shaped.errors)).toEqual(['count']);
+        expect(sent).toEqual([]);
       });
 
       it('refuses the operators it cannot express, before any request', async () => {

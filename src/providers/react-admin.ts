@@ -148,7 +148,10 @@ export type ExportListParams = Pick<GetListParams, 'filter' | 'sort' | 'meta' | 
  */
 export interface GetAggregateParams extends Omit<AggregateQuery, 'filter' | 'search'> {
   filter?: Record<string, unknown>;
-  /** Unused by the service; kept for react-admin's custom hooks, which pass one. */
+  /**
+   * Passed by react-admin's hooks; its `include`, `count` and `fields` (which shape records) are refused
+   * (422 keyed by the name), anything else is the app's own.
+   */
   meta?: unknown;
   signal?: AbortSignal;
 }
@@ -246,10 +249,11 @@ export function reactAdminDataProvider(options: ReactAdminOptions): ServiceDataP
         signal,
       ),
 
-    getAggregate: (resource: string, { filter, meta: _meta, signal, ...query }: GetAggregateParams) =>
+    getAggregate: (resource: string, { filter, meta, signal, ...query }: GetAggregateParams) =>
       api.aggregate(
         resource,
         { ...query, filter: filterFromReactAdmin(filter ?? {}), ...searchOf(filter) },
+        meta,
         signal,
       ),
 

@@ -279,6 +279,7 @@ async function aggregateOf(
       filter: filterFromRefine(filters ?? []),
       ...searchOf(filters ?? []),
     },
+    meta,
     meta?.queryContext?.signal,
   );
 }

@@ -112,6 +112,16 @@ function fieldsByOwner(fields: NonNullable<LoadMeta['fields']>): NonNullable<Lis
   return byOwner;
 }
 
+/** The keys of `LoadMeta`: each shapes records. */
+const recordShaping = [
+  'include',
+  'count',
+  'fields',
+  'include_filter',
+  'include_sort',
+  'include_limit',
+] as const satisfies readonly (keyof LoadMeta)[];
+
 type LoadQuery = Pick<
   ListQuery,
   'include' | 'count' | 'fields' | 'include_filter' | 'include_sort' | 'include_limit'
@@ -250,8 +260,18 @@ export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
     aggregate: async (
       resource: string,
       query: AggregateQuery,
+      meta?: unknown,
       signal?: AbortSignal,
     ): Promise<AggregateAnswer> => {
+      // `meta`'s include, count and fields shape records, which an aggregate has none of: refused by
+      // name, as the service refuses those parameters, rather than dropped without a word.
+      const given = recordShaping.filter((key) => (meta as LoadMeta | undefined)?.[key] !== undefined);
+      if (given.length > 0) {
+        const errors = Object.fromEntries(
+          given.map((key) => [key, [`"${key}" shapes records, which an aggregate has none of.`]]),
+        );
+        throw toError(422, `An aggregate takes no ${given.join(', ')}.`, errors, given);
+      }
       try {
         return await fetchAggregate(endpoint(resource), query, await clientOptions(signal));
       } catch (error) {
