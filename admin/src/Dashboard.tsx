@@ -6,51 +6,10 @@ import {
   type ResourceEntry,
   type SchemaDocument,
 } from '../../src/client/index.js';
+import { type Column, dashboardParts, lastMonths } from './counts.js';
 import { Cell } from './format.js';
 import { unauthorizedMessage, useSession } from './session.js';
 import { ErrorBox, errorText, Loading, useDocumentTitle } from './ui.js';
-
-type Column = SchemaDocument['table']['columns'][number];
-
-/** The most months the series shows. */
-const MONTHS = 12;
-
-/**
- * What a resource's dashboard can show, from its schema document: a count by the table's first badge
- * column the aggregate route may group by, and a monthly count by the first `<column>:month` key it
- * allows. Each needs the `count` metric. Null when neither applies (no dashboard, no link to one).
- */
-export function dashboardParts(
-  schema: SchemaDocument,
-): { badge: Column | undefined; month: string | undefined; maxBuckets: number } | null {
-  const aggregates = schema.table.aggregates;
-  if (!aggregates?.metrics.includes('count')) return null;
-  const badge = schema.table.columns.find(
-    (column) => column.type === 'badge' && aggregates.groupBy.includes(column.key),
-  );
-  const month = aggregates.groupBy.find((key) => key.endsWith(':month'));
-  if (!badge && !month) return null;
-  return { badge, month, maxBuckets: aggregates.maxBuckets };
-}
-
-/** `YYYY-MM-DD` of a local date (the browser's zone, as the series is asked in it). */
-const localDate = (date: Date) =>
-  `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
-
-/**
- * The last months up to this one in the browser's time zone: `from` the first day of the earliest,
- * `to` the first day of the next month (exclusive), `tz` the zone the service makes the buckets in.
- */
-export function lastMonths(
-  count: number,
-  now = new Date(),
-): Required<Pick<AggregateQuery, 'from' | 'to' | 'tz'>> {
-  return {
-    from: localDate(new Date(now.getFullYear(), now.getMonth() - (count - 1), 1)),
-    to: localDate(new Date(now.getFullYear(), now.getMonth() + 1, 1)),
-    tz: Intl.DateTimeFormat().resolvedOptions().timeZone,
-  };
-}
 
 /** A bucket key (`2024-03-01T00:00:00+01:00`, or a date column's `2024-03-01`) → "Mar 2024". */
 function monthLabel(key: string): string {
@@ -100,7 +59,7 @@ export function DashboardView({
 }) {
   useDocumentTitle(`${schema.table.title} dashboard`);
   const parts = dashboardParts(schema);
-  const months = Math.min(MONTHS, parts?.maxBuckets ?? MONTHS);
+  const months = parts?.months ?? 0;
   const [range] = useState(() => lastMonths(months));
   const byBadge = useAggregate(
     entry,

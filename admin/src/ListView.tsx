@@ -14,7 +14,7 @@ import {
   restoreRecord,
   type SchemaDocument,
 } from '../../src/client/index.js';
-import { dashboardParts } from './Dashboard.js';
+import { dashboardParts } from './counts.js';
 import { FilterPanel } from './FilterPanel.js';
 import { Cell } from './format.js';
 import { go } from './navigation.js';
