@@ -20,6 +20,30 @@ const ids = (rows: readonly { id?: unknown }[]) => rows.map((row) => Number(row.
 const sortedIds = (rows: readonly { id?: unknown }[]) => ids(rows).sort((a, b) => a - b);
 const byScoreDesc = (a: UserRow, b: UserRow) => b.score - a.score || b.id - a.id;
 const has = (text: string, part: string) => text.toLowerCase().includes(part.toLowerCase());
+/** Live users' count and exact balance sum (in cents, as the service adds a decimal) by status. */
+function byStatus(rows: readonly UserRow[]) {
+  const groups = new Map<string, { count: number; cents: number }>();
+  for (const user of rows) {
+    const group = groups.get(user.status) ?? { count: 0, cents: 0 };
+    group.count += 1;
+    group.cents += Math.round(user.balance * 100);
+    groups.set(user.status, group);
+  }
+  return [...groups].map(([status, { count, cents }]) => ({
+    group: { status },
+    count,
+    'sum:balance': (cents / 100).toFixed(2),
+  }));
+}
+/** Live users by the UTC month of `created_at`, every month of 2024 (empty ones 0). */
+const monthsOf2024 = (rows: readonly UserRow[]) =>
+  Array.from({ length: 12 }, (_, month) => {
+    const start = `2024-${String(month + 1).padStart(2, '0')}`;
+    return {
+      group: { 'created_at:month': `${start}-01T00:00:00+00:00` },
+      count: rows.filter((user) => user.created_at.startsWith(start)).length,
+    };
+  });
 
 /** Rejects with what `call` threw (a test fails when it resolves). */
 async function failure<E>(call: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
@@ -253,6 +277,61 @@ for (const dialect of dialects) {
         });
         expect(ids(replies.data)).toEqual(ids(comments.filter((c) => c.post_id === 1)));
         expect(replies.total).toBe(2);
+      });
+
+      it('getAggregate: the filter object read as getList reads it, metrics by a group, sorted', async () => {
+        const { sent, fetch } = watchedFetch();
+        const answer = await ra({ fetch }).getAggregate('users', {
+          metrics: ['count', 'sum:balance'],
+          group_by: 'status',
+          filter: { status: ['active', 'inactive'], score_gte: 42 },
+          sort: '-count',
+        });
+        expect(sent[0]?.url).toBe(
+          `${apiUrl}/users/aggregate?filter[status][in][0]=active&filter[status][in][1]=inactive&filter[score][gte]=42&metrics=count,sum:balance&group_by=status&sort=-count`,
+        );
+        const expected = byStatus(live.filter((u) => u.status !== 'banned' && u.score >= 42)).sort(
+          (a, b) => b.count - a.count || a.group.status.localeCompare(b.group.status),
+        );
+        expect(answer.data).toEqual(expected);
+        expect(answer.meta).toMatchObject({ metrics: ['count', 'sum:balance'], group_by: ['status'] });
+        expect(answer.meta.truncated).toBe(false);
+      });
+
+      it('getAggregate: a monthly series in a range (empty months 0), q as search', async () => {
+        const provider = ra();
+        const series = await provider.getAggregate('users', {
+          group_by: 'created_at:month',
+          tz: 'UTC',
+          from: '2024-01-01',
+          to: '2025-01-01',
+        });
+        expect(series.data).toEqual(monthsOf2024(live));
+        const searched = await provider.getAggregate('users', { filter: { q: 'ann' } });
+        expect(searched.data).toEqual([
+          { group: {}, count: live.filter((u) => has(u.name, 'ann') || has(u.email, 'ann')).length },
+        ]);
+      });
+
+      it('getAggregate: a refused aggregate is an HttpError keyed by its parameter', async () => {
+        const error = await failure(ra().getAggregate('users', { group_by: 'email' }), HttpError);
+        expect(error.status).toBe(422);
+        expect(error.message).toContain('email');
+        expect(Object.keys((error.body as { errors: Rec }).errors)).toEqual(['group_by']);
+        const missing = await failure(
+          ra().getAggregate('users', { group_by: 'created_at:month', from: '2024-01-01' }),
+          HttpError,
+        );
+        expect(Object.keys((missing.body as { errors: Rec }).errors)).toEqual(['to']);
+        // meta's record-shaping keys have no meaning here: refused by name before any request.
+        const { sent, fetch } = watchedFetch();
+        const shaped = await failure(
+          ra({ fetch }).getAggregate('users', { meta: { include: 'roles', fields: ['name'] } }),
+          HttpError,
+        );
+        expect(shaped.status).toBe(422);
+        expect(Object.keys((shaped.body as { errors: Rec }).errors)).toEqual(['include', 'fields']);
+        expect(sent).toEqual([]);
       });
 
       it('a refused list is an HttpError with the service message', async () => {
@@ -517,6 +596,60 @@ for (const dialect of dialects) {
         expect(rows.map((row) => Number(row.split(',')[0]))).toEqual(ids(listed.data));
         const refused = await failure(refine().exportList({ resource: 'posts' }, 'ndjson'), RefineHttpError);
         expect(refused.statusCode).toBe(422);
+      });
+
+      it('custom with meta.aggregate: filters and sorters as getList takes them, the answer as data', async () => {
+        const { sent, fetch } = watchedFetch();
+        const { data } = await refine({ fetch }).custom({
+          url: 'users',
+          method: 'get',
+          filters: [logical('status', 'ne', 'banned'), { field: 'q', operator: 'contains', value: 'ann' }],
+          sorters: [{ field: 'count', order: 'desc' }],
+          meta: { aggregate: { metrics: ['count', 'sum:balance'], group_by: ['status'] } },
+        });
+        expect(sent[0]?.url).toBe(
+          `${apiUrl}/users/aggregate?filter[status][neq]=banned&search=ann&metrics=count,sum:balance&group_by=status&sort=-count`,
+        );
+        const expected = byStatus(
+          live.filter((u) => u.status !== 'banned' && (has(u.name, 'ann') || has(u.email, 'ann'))),
+        ).sort((a, b) => b.count - a.count || a.group.status.localeCompare(b.group.status));
+        expect(data).toEqual({
+          data: expected,
+          meta: expect.objectContaining({ group_by: ['status'], truncated: false }),
+        });
+        const series = await refine().custom({
+          url: `${apiUrl}/users/aggregate`,
+          method: 'get',
+          meta: {
+            aggregate: { group_by: 'created_at:month', tz: 'UTC', from: '2024-01-01', to: '2025-01-01' },
+          },
+        });
+        expect((series.data as { data: unknown }).data).toEqual(monthsOf2024(live));
+      });
+
+      it('custom with meta.aggregate: a refused aggregate is a RefineHttpError keyed by its parameter', async () => {
+        const error = await failure(
+          refine().custom({ url: 'users', method: 'get', meta: { aggregate: { metrics: 'sum:score' } } }),
+          RefineHttpError,
+        );
+        expect(error.statusCode).toBe(422);
+        expect(Object.keys(error.errors)).toEqual(['metrics']);
+        const posted = await failure(
+          refine().custom({ url: 'users', method: 'post', meta: { aggregate: { metrics: 'count' } } }),
+          RefineHttpError,
+        );
+        expect(Object.keys(posted.errors)).toEqual(['method']);
+        const { sent, fetch } = watchedFetch();
+        const shaped = await failure(
+          refine({ fetch }).custom({
+            url: 'users',
+            method: 'get',
+            meta: { aggregate: { metrics: 'count' }, count: ['posts'] },
+          }),
+          RefineHttpError,
+        );
+        expect(Object.keys(shaped.errors)).toEqual(['count']);
+        expect(sent).toEqual([]);
       });
 
       it('refuses the operators it cannot express, before any request', async () => {

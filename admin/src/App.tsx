@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { fetchIndex, fetchSchema, type ResourceEntry, type SchemaDocument } from '../../src/client/index.js';
 import { CreateView } from './CreateView.js';
+import { DashboardView } from './Dashboard.js';
 import { ListView } from './ListView.js';
 import { takeNotice, useGuardedHash } from './navigation.js';
 import { RecordView } from './RecordView.js';
@@ -114,6 +115,8 @@ export function App() {
     const backHref = listHref(entry.path, lists.current.get(entry.path));
     if (route.view === 'new')
       main = <CreateView key={entry.path} entry={entry} schema={schema} backHref={backHref} />;
+    else if (route.view === 'dashboard')
+      main = <DashboardView key={entry.path} entry={entry} schema={schema} backHref={backHref} />;
     else if (route.id !== undefined)
       main = (
         <RecordView

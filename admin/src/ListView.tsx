@@ -14,6 +14,7 @@ import {
   restoreRecord,
   type SchemaDocument,
 } from '../../src/client/index.js';
+import { dashboardParts } from './counts.js';
 import { FilterPanel } from './FilterPanel.js';
 import { Cell } from './format.js';
 import { go } from './navigation.js';
@@ -28,6 +29,7 @@ import {
   relatedRecord,
 } from './records.js';
 import {
+  dashboardHref,
   exportQuery,
   hrefFor,
   type ListState,
@@ -135,6 +137,11 @@ export function ListView({
     <section aria-labelledby="list-title">
       <div className="list-head">
         <h2 id="list-title">{table.title}</h2>
+        {dashboardParts(schema) && (
+          <a href={dashboardHref(entry.path)} className="button" data-testid="dashboard-link">
+            Dashboard
+          </a>
+        )}
         {canCreate(schema) && (
           <a href={newHref(entry.path)} className="button primary" data-testid="new-record">
             New {noun}

@@ -11,12 +11,12 @@ import { type Condition, conditionsFromFilter, toLeaf } from './filters.js';
 
 /**
  * Routes live in the URL hash, so the service serves one static page and every address is a link:
- * `#/<path>[?<list state>]`, `#/<path>/new`, `#/<path>/<id>`, `#/<path>/<id>/edit`.
+ * `#/<path>[?<list state>]`, `#/<path>/new`, `#/<path>/dashboard`, `#/<path>/<id>`, `#/<path>/<id>/edit`.
  */
 export interface Route {
   path?: string;
   id?: string;
-  view: 'list' | 'new' | 'record' | 'edit';
+  view: 'list' | 'new' | 'dashboard' | 'record' | 'edit';
   /** The list state, in the list endpoint's own query-string grammar (without `?`). */
   search: string;
 }
@@ -30,6 +30,8 @@ export function parseHash(hash: string): Route {
   if (id === undefined || id === '') return { path, view: 'list', search };
   // A record whose id is literally "new" cannot be linked: the creation form takes the address.
   if (id === 'new' && edit === undefined) return { path, view: 'new', search: '' };
+  // Likewise "dashboard" (its edit form, `#/<path>/dashboard/edit`, still can).
+  if (id === 'dashboard' && edit === undefined) return { path, view: 'dashboard', search: '' };
   return { path, id, view: edit === 'edit' ? 'edit' : 'record', search: '' };
 }
 
@@ -52,6 +54,10 @@ export function listHref(path: string, search = ''): string {
 
 export function newHref(path: string): string {
   return `${hrefFor(path)}/new`;
+}
+
+export function dashboardHref(path: string): string {
+  return `${hrefFor(path)}/dashboard`;
 }
 
 /** What a list shows, as the URL keeps it. */

@@ -17,7 +17,14 @@ import type {
   UpdateParams,
 } from 'ra-core';
 import { HttpError } from 'ra-core';
-import type { ErrorMap, ExportFormat, ListQuery, RecordData } from '../client/index.js';
+import type {
+  AggregateAnswer,
+  AggregateQuery,
+  ErrorMap,
+  ExportFormat,
+  ListQuery,
+  RecordData,
+} from '../client/index.js';
 import type { FilterNode, FilterOperator, FilterScalar, FilterValue } from '../client/query.js';
 import { operatorShapes } from '../kinds/operators.js';
 import { loadQuery, type ProviderOptions, recordsApi } from './shared.js';
@@ -135,7 +142,21 @@ function httpError(status: number, message: string, errors: ErrorMap, fields: re
 /** What `exportList` takes of `getList`'s parameters: the list's records, without its pages. */
 export type ExportListParams = Pick<GetListParams, 'filter' | 'sort' | 'meta' | 'signal'>;
 
-/** The react-admin data provider, with `exportList` beside react-admin's own methods. */
+/**
+ * `getAggregate`'s parameters: the aggregate query (README "Aggregates") with react-admin's `filter`
+ * object (read exactly as `getList` reads it, `q` included), and a `signal`.
+ */
+export interface GetAggregateParams extends Omit<AggregateQuery, 'filter' | 'search'> {
+  filter?: Record<string, unknown>;
+  /**
+   * Passed by react-admin's hooks; its `include`, `count` and `fields` (which shape records) are refused
+   * (422 keyed by the name), anything else is the app's own.
+   */
+  meta?: unknown;
+  signal?: AbortSignal;
+}
+
+/** The react-admin data provider, with `exportList` and `getAggregate` beside react-admin's own methods. */
 export type ServiceDataProvider = DataProvider & {
   /**
    * Every record of a list (its filter, sort and `meta` include/count/fields) as CSV or NDJSON, made by
@@ -143,6 +164,11 @@ export type ServiceDataProvider = DataProvider & {
    * fetched in the browser. The `Response`, its body unread.
    */
   exportList(resource: string, params: ExportListParams, format: ExportFormat): Promise<Response>;
+  /**
+   * `GET <list>/aggregate`: metrics over the rows the list's filter selects, grouped. Call it through
+   * `useDataProvider()` (or react-query) in a dashboard; `{ data, meta }` as the service answers them.
+   */
+  getAggregate(resource: string, params: GetAggregateParams): Promise<AggregateAnswer>;
 };
 
 /** A data provider over the service's list and records API (README: "react-admin and refine"). */
@@ -220,6 +246,14 @@ export function reactAdminDataProvider(options: ReactAdminOptions): ServiceDataP
           ...loadQuery(meta),
         },
         format,
+        signal,
+      ),
+
+    getAggregate: (resource: string, { filter, meta, signal, ...query }: GetAggregateParams) =>
+      api.aggregate(
+        resource,
+        { ...query, filter: filterFromReactAdmin(filter ?? {}), ...searchOf(filter) },
+        meta,
         signal,
       ),
 

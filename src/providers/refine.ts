@@ -21,6 +21,7 @@ import type {
 } from '@refinedev/core';
 import qs from 'qs';
 import {
+  type AggregateQuery,
   buildListQuery,
   type ErrorMap,
   type ExportFormat,
@@ -228,7 +229,11 @@ export function refineDataProvider(options: ProviderOptions): Required<
 
     custom: async <TData extends BaseRecord = BaseRecord, TQuery = unknown, TPayload = unknown>(
       params: CustomParams<TQuery, TPayload>,
-    ) => ({ data: (await custom(api, params)) as TData }),
+    ) => {
+      const aggregate = (params.meta as AggregateMeta | undefined)?.aggregate;
+      const answer = aggregate ? await aggregateOf(api, params, aggregate) : await custom(api, params);
+      return { data: answer as TData };
+    },
 
     exportList: ({ resource, filters, sorters, meta }: ExportListParams, format: ExportFormat) =>
       api.exportList(
@@ -243,6 +248,40 @@ export function refineDataProvider(options: ProviderOptions): Required<
         meta?.queryContext?.signal,
       ),
   };
+}
+
+/** `custom`'s `meta.aggregate`: the aggregate query but its rows, which `filters` select. */
+export type AggregateMeta = { aggregate?: Omit<AggregateQuery, 'filter' | 'search'> };
+
+/**
+ * `custom` with `meta.aggregate` (refine's way to reach what is not CRUD, `useCustom`): `GET
+ * <list>/aggregate` of the list `url` names (a resource name as `getList` takes it, or that path under
+ * `apiUrl`), its rows selected by `filters` (and `q`) as `getList` selects them, `sorters` as its `sort`
+ * unless the aggregate names one. Answers `{ data, meta }` as the service does.
+ */
+async function aggregateOf(
+  api: ReturnType<typeof recordsApi>,
+  { url, method, filters, sorters, meta }: CustomParams<unknown, unknown>,
+  aggregate: NonNullable<AggregateMeta['aggregate']>,
+) {
+  if (method !== 'get')
+    throw new RefineHttpError(422, `An aggregate is read with "get", not "${method}".`, {
+      method: [`An aggregate is read with "get", not "${method}".`],
+    });
+  const resource = (url.startsWith(api.apiUrl) ? url.slice(api.apiUrl.length) : url)
+    .replace(/^\//, '')
+    .replace(/\/aggregate\/?$/, '');
+  return api.aggregate(
+    resource,
+    {
+      ...sortOf(sorters),
+      ...aggregate,
+      filter: filterFromRefine(filters ?? []),
+      ...searchOf(filters ?? []),
+    },
+    meta,
+    meta?.queryContext?.signal,
+  );
 }
 
 /**

@@ -5,6 +5,8 @@
  * Browser-safe: only `fetch`.
  */
 import {
+  type AggregateAnswer,
+  type AggregateQuery,
   ApiError,
   type ClientOptions,
   createRecord,
@@ -12,6 +14,7 @@ import {
   type ErrorMap,
   type ExportFormat,
   type ExportQuery,
+  fetchAggregate,
   fetchExport,
   fetchIndex,
   fetchList,
@@ -108,6 +111,16 @@ function fieldsByOwner(fields: NonNullable<LoadMeta['fields']>): NonNullable<Lis
   }
   return byOwner;
 }
+
+/** The keys of `LoadMeta`: each shapes records. */
+const recordShaping = [
+  'include',
+  'count',
+  'fields',
+  'include_filter',
+  'include_sort',
+  'include_limit',
+] as const satisfies readonly (keyof LoadMeta)[];
 
 type LoadQuery = Pick<
   ListQuery,
@@ -239,6 +252,37 @@ export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
       signal?: AbortSignal,
     ): Promise<Response> =>
       translated(async () => fetchExport(endpoint(resource), query, format, await clientOptions(signal))),
+
+    /**
+     * `GET <list>/aggregate` (README "Aggregates"): `{ data, meta }` as the service answers it; a refused
+     * metric, group or range is the library's error, keyed by its parameter.
+     */
+    aggregate: async (
+      resource: string,
+      query: AggregateQuery,
+      meta?: unknown,
+      signal?: AbortSignal,
+    ): Promise<AggregateAnswer> => {
+      // `meta`'s include, count and fields shape records, which an aggregate has none of: refused by
+      // name, as the service refuses those parameters, rather than dropped without a word.
+      const given = recordShaping.filter((key) => (meta as LoadMeta | undefined)?.[key] !== undefined);
+      if (given.length > 0) {
+        const errors = Object.fromEntries(
+          given.map((key) => [key, [`"${key}" shapes records, which an aggregate has none of.`]]),
+        );
+        throw toError(422, `An aggregate takes no ${given.join(', ')}.`, errors, given);
+      }
+      try {
+        return await fetchAggregate(endpoint(resource), query, await clientOptions(signal));
+      } catch (error) {
+        // Every key names a parameter the call sent (`metrics`, `group_by`, `from`…): all are kept.
+        if (error instanceof ApiError) {
+          const { message, errors } = error.envelope;
+          throw toError(error.status, message, errors, Object.keys(errors));
+        }
+        throw error;
+      }
+    },
 
     one: (resource: string, id: unknown, meta?: unknown, signal?: AbortSignal): Promise<RecordData> =>
       translated(async () => {

@@ -3,6 +3,7 @@
  * same state, and it is the list endpoint's own grammar, so the request it makes plans without errors.
  */
 import { describe, expect, it } from 'vitest';
+import { dashboardParts, lastMonths } from '../../admin/src/counts.js';
 import { type Condition, newCondition } from '../../admin/src/filters.js';
 
 import { recordNoun, singular } from '../../admin/src/records.js';
@@ -51,6 +52,13 @@ describe('admin list addresses', () => {
       search: 'sort=-score&page=2',
     });
     expect(parseHash('#/users/new')).toEqual({ path: 'users', view: 'new', search: '' });
+    expect(parseHash('#/users/dashboard')).toEqual({ path: 'users', view: 'dashboard', search: '' });
+    expect(parseHash('#/users/dashboard/edit')).toEqual({
+      path: 'users',
+      id: 'dashboard',
+      view: 'edit',
+      search: '',
+    });
     expect(parseHash('#/users/42')).toEqual({ path: 'users', id: '42', view: 'record', search: '' });
     expect(parseHash('#/users/a%2Fb/edit')).toEqual({ path: 'users', id: 'a/b', view: 'edit', search: '' });
     expect(parseHash('#/users/%E0%A4%A')).toMatchObject({ id: '%E0%A4%A', view: 'record' });
@@ -154,5 +162,39 @@ describe('admin list addresses', () => {
       'News',
       'User',
     ]);
+  });
+});
+
+describe('admin dashboard parts', () => {
+  const withAggregates = (aggregates: (typeof schema)['table']['aggregates']) => ({
+    ...schema,
+    table: { ...schema.table, aggregates },
+  });
+  const demo = schema.table.aggregates;
+  if (!demo) throw new Error('the demo users have no aggregates');
+
+  it('the first badge column the endpoint groups by, and its first month bucket, each only when allowed', () => {
+    expect(dashboardParts(schema)).toMatchObject({ month: 'created_at:month', months: 12 });
+    expect(dashboardParts(schema)?.badge?.key).toBe('status');
+    const noBadge = dashboardParts(
+      withAggregates({ ...demo, groupBy: ['department.name', 'created_at:month'] }),
+    );
+    expect(noBadge).toEqual({ badge: undefined, month: 'created_at:month', months: 12 });
+    const noMonth = dashboardParts(withAggregates({ ...demo, groupBy: ['status', 'created_at:day'] }));
+    expect(noMonth?.badge?.key).toBe('status');
+    expect(noMonth?.month).toBeUndefined();
+    expect(dashboardParts(withAggregates({ ...demo, maxBuckets: 6 }))?.months).toBe(6);
+  });
+
+  it('no dashboard without aggregates, without count, or with neither part', () => {
+    expect(dashboardParts(withAggregates(null))).toBeNull();
+    expect(dashboardParts(withAggregates({ ...demo, metrics: ['sum:balance'] }))).toBeNull();
+    expect(dashboardParts(withAggregates({ ...demo, groupBy: ['department.name'] }))).toBeNull();
+  });
+
+  it('the last months end with this one, in the local calendar', () => {
+    expect(lastMonths(12, new Date(2024, 2, 15))).toMatchObject({ from: '2023-04-01', to: '2024-04-01' });
+    expect(lastMonths(1, new Date(2024, 11, 31, 23))).toMatchObject({ from: '2024-12-01', to: '2025-01-01' });
+    expect(lastMonths(12).tz).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
   });
 });
