@@ -17,7 +17,7 @@ import { seedDemo } from '../../examples/demo/seed.js';
 import type { AggregateAnswer } from '../../src/client/index.js';
 import { buildService } from '../../src/server/standalone.js';
 import { type Connection, connect } from '../../src/sql/connect.js';
-import { launchChromium } from '../support/chromium.js';
+import { launchChromium, watchedPage } from '../support/chromium.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const adminDir = resolve(root, 'admin/dist');
@@ -85,12 +85,7 @@ describe('admin dashboard (Chromium)', () => {
       expect(created.statusCode, created.body).toBe(201);
     }
     context = await launchChromium(join(temp, 'profile'), { width: 1280, height: 860 });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(10_000);
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page = await watchedPage(context, problems);
   }, 60_000);
 
   afterAll(async () => {

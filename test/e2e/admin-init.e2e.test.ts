@@ -12,7 +12,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildService } from '../../src/server/standalone.js';
 import { createKindsSchema, gadgets, initModule, loans } from '../fixtures/init-kinds.js';
-import { launchChromium } from '../support/chromium.js';
+import { launchChromium, watchedPage } from '../support/chromium.js';
 import { dialects, dropDatabase, freshDatabase } from '../support/databases.js';
 
 const adminDir = resolve(fileURLToPath(new URL('../../', import.meta.url)), 'admin/dist');
@@ -28,12 +28,7 @@ describe('admin UI on init’s output (Chromium)', () => {
       throw new Error(`${adminDir} is missing: run npm run build:admin (npm test does it first).`);
     temp = mkdtempSync(join(tmpdir(), 'admin-init-e2e-'));
     context = await launchChromium(join(temp, 'profile'), { width: 1280, height: 860 });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(10_000);
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page = await watchedPage(context, problems);
   }, 60_000);
 
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium: the e2e tests never download a browser. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -30,4 +30,15 @@ export async function launchChromium(
     ],
     viewport,
   });
+}
+
+/** The context's page, its console errors and uncaught errors collected into `problems` (a test expects none). */
+export async function watchedPage(context: BrowserContext, problems: string[]): Promise<Page> {
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(10_000);
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  return page;
 }
