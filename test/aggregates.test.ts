@@ -398,6 +398,65 @@ describe.each(dialects)('aggregates on %s', (dialect) => {
     }
   });
 
+  it('answers an empty bucket beside other keys, and applies having, order and limit to it', async () => {
+    await ready();
+    const from = '2024-03-01';
+    const to = '2024-05-01';
+    const labels = utcBuckets(from, to, 'day');
+    const rows = visible().filter((user) => user.created_at >= `${from}T` && user.created_at < `${to}T`);
+    const all = labels.flatMap((label, bucket) => {
+      const members = rows.filter(
+        (user) =>
+          user.created_at >= label.start &&
+          (bucket + 1 === labels.length || user.created_at < (labels[bucket + 1] as Bucket).start),
+      );
+      const groups =
+        members.length === 0
+          ? [{ group: { status: null }, count: 0, 'sum:balance': null }]
+          : grouped(members, ['status'], ['count', 'sum:balance']);
+      return groups.map((group) => ({
+        bucket,
+        answer: {
+          group: { 'created_at:day': label.label, status: (group.group as Rec).status },
+          count: group.count as number,
+          'sum:balance': group['sum:balance'],
+        },
+      }));
+    });
+    type Entry = (typeof all)[number];
+    const status = (entry: Entry) => entry.answer.group.status as string | null;
+    const byKeys = (a: Entry, b: Entry) => {
+      if (a.bucket !== b.bucket) return a.bucket - b.bucket;
+      const [x, y] = [status(a), status(b)];
+      if (x === y) return 0;
+      if (x === null) return -1;
+      if (y === null) return 1;
+      return sortable(x) < sortable(y) ? -1 : 1;
+    };
+    const cases: [string, (entry: Entry) => boolean, (a: Entry, b: Entry) => number, number][] = [
+      ['', () => true, byKeys, 400],
+      ['having[count][lt]=2', (entry) => entry.answer.count < 2, byKeys, 400],
+      ['having[sum:balance][gt]=0', (entry) => Number(entry.answer['sum:balance'] ?? 0) > 0, byKeys, 400],
+      ['sort=-count&limit=7', () => true, (a, b) => b.answer.count - a.answer.count || byKeys(a, b), 7],
+      [
+        'sort=count,-created_at:day&limit=5&having[count][lte]=1',
+        (entry) => entry.answer.count <= 1,
+        (a, b) => a.answer.count - b.answer.count || b.bucket - a.bucket || byKeys(a, b),
+        5,
+      ],
+    ];
+    expect(all.some((entry) => entry.answer.count === 0)).toBe(true);
+    for (const [query, keep, order, limit] of cases) {
+      const response = await get(
+        `metrics=count,sum:balance&group_by=created_at:day,status&from=${from}&to=${to}&${query}`,
+      );
+      expect(response.status, query).toBe(200);
+      const expected = all.filter(keep).sort(order);
+      expect(response.body.data, query).toEqual(expected.slice(0, limit).map((entry) => entry.answer));
+      expect(response.body.meta.truncated, query).toBe(expected.length > limit);
+    }
+  });
+
   it('buckets in a zone with a daylight-saving change inside the range', async () => {
     await ready();
     const zone = 'Europe/Berlin';

@@ -6,6 +6,7 @@
  * only the walk from one boundary to the next is ours.
  */
 import { DateTime } from 'luxon';
+import { BoundedMap } from './bounded-map.js';
 
 export const bucketUnits = ['day', 'week', 'month', 'quarter', 'year'] as const;
 export type BucketUnit = (typeof bucketUnits)[number];
@@ -18,14 +19,25 @@ export interface Buckets {
   readonly ranges: readonly (readonly [string, string])[];
 }
 
+/**
+ * The zone names already checked: making an `Intl.DateTimeFormat` costs more than the rest of an
+ * aggregate request's planning (docs/benchmarks.md); bounded, as the names come from clients.
+ */
+const checkedZones = new BoundedMap<string, boolean>(256);
+
 /** Whether an IANA zone name is one this runtime knows (`Intl.DateTimeFormat` refuses the others). */
 export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
+  let known = checkedZones.get(zone);
+  if (known === undefined) {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: zone });
+      known = true;
+    } catch {
+      known = false;
+    }
+    checkedZones.set(zone, known);
   }
+  return known;
 }
 
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;

@@ -1,4 +1,4 @@
-import { type Expression, expressionBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, expressionBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { AggregateOrder, GroupTerm, HavingTerm, MetricTerm } from '../plan/aggregate-plan.js';
 import { type QueryShape, type Scalar, type SortTerm, sortAlias, sortNullable } from '../plan/list-plan.js';
 import type { EndpointPolicy } from '../resource/policy.js';
@@ -34,8 +34,11 @@ interface SortJoin {
   readonly alias: string;
 }
 
-/** The alias of an aggregate's bucket ranges (`aggregateQuery`). */
+/** The aliases of an aggregate's bucket numbers and of its grouped rows (`bucketedQuery`). */
 const BUCKETS = 'b';
+const GROUPED = 'r';
+/** A value's name in the grouped rows, apart from the answer's (ORDER BY names the answer's). */
+const rowAlias = (alias: string): string => `r${alias}`;
 
 /** An aggregate as the compiler sees it: the plan's metrics and groups, its values as slots. */
 export interface AggregateShape {
@@ -43,8 +46,8 @@ export interface AggregateShape {
   readonly groups: readonly GroupTerm[];
   readonly order: readonly AggregateOrder[];
   readonly having: readonly (Omit<HavingTerm, 'value'> & { readonly value: Slot<Scalar> })[];
-  /** `[low, high)` of each bucket of the bucket group, bound as the column stores its values. */
-  readonly ranges?: readonly (readonly [Slot<Scalar>, Slot<Scalar>])[];
+  /** The bucket group's boundaries: bucket i is `[bounds[i], bounds[i + 1])`, bound as the column stores its values. */
+  readonly bounds?: readonly Slot<Scalar>[];
   /** Rows read: the groups answered, and one more to know whether the answer was cut. */
   readonly limit: number;
   /** How a bucket bound and a having value of a column are bound (the filters' binding). */
@@ -195,68 +198,123 @@ export class ListCompiler {
   }
 
   /**
-   * Metrics over the filtered rows (the list's FROM and WHERE), grouped. A bucket group reads its
-   * ranges from a derived table LEFT JOINed to the rows on `low <= column < high` with the list's
-   * conditions, so an empty bucket is a row whose counts are 0, and each bucket's rows are an index
-   * range of the column. The derived table's first member selects the column itself (no row): its
-   * type is the column's, which types the bound ranges on PostgreSQL.
+   * Metrics over the filtered rows (the list's FROM and WHERE), grouped; with a bucket group, see
+   * `bucketedQuery`.
    */
   aggregateQuery(shape: AggregateShape): DynamicSelect {
-    const { resource } = this.plan;
-    const bucketGroup = shape.groups.find((group) => group.kind === 'bucket');
-    let query: DynamicSelect;
-    if (bucketGroup && shape.ranges) {
-      const column = bucketGroup.column;
-      const own = sql.ref(`x.${column.name}`);
-      const bound = (slot: Slot<Scalar>) => param(slot, (value) => shape.bind(column, value));
-      const rows = shape.ranges.map(
-        ([low, high], i) => sql`select ${sql.lit(i)}, ${bound(low)}, ${bound(high)}`,
-      );
-      const ranges = sql`(select -1 as i, ${own} as lo, ${own} as hi from ${sql.table(resource.table)} as x where 1 = 0 union all ${sql.join(rows, sql` union all `)})`;
-      const at = sql.ref(`${BASE}.${column.name}`);
-      query = this.db
-        .selectFrom(ranges.as(BUCKETS))
-        .leftJoin(`${resource.table} as ${BASE}`, (join) =>
-          join.on((eb) =>
-            eb.and([
-              eb(at, '>=', sql.ref(`${BUCKETS}.lo`)),
-              eb(at, '<', sql.ref(`${BUCKETS}.hi`)),
-              this.where(eb as Eb),
-            ]),
-          ),
-        );
-    } else query = this.filtered();
-    query = this.joined(query);
-    const bucketed = bucketGroup !== undefined;
-    for (const [i, group] of shape.groups.entries()) {
-      if (group.kind === 'bucket') query = query.select(sql.ref(`${BUCKETS}.i`).as(groupAlias(i)));
-      else
-        query = query.select(
-          selectedColumn(group.column, this.groupTable(group), this.dialect, groupAlias(i)),
-        );
-    }
+    if (shape.bounds && shape.groups.some((group) => group.kind === 'bucket'))
+      return this.bucketedQuery(shape, shape.bounds);
+    let query = this.joined(this.filtered());
+    for (const [i, group] of shape.groups.entries())
+      query = query.select(this.groupSelection(group, groupAlias(i)));
     for (const [i, metric] of shape.metrics.entries()) {
-      query = query.select(this.metric(metric, bucketed).as(metricAlias(i)));
+      query = query.select(this.metric(metric).as(metricAlias(i)));
       if (metric.fn === 'avg')
         query = query.select(sql`count(${this.metricColumn(metric)})`.as(averagedAlias(i)));
     }
-    if (shape.groups.length > 0)
-      query = query.groupBy(
-        shape.groups.map((group) =>
-          group.kind === 'bucket'
-            ? sql.ref(`${BUCKETS}.i`)
-            : sql.ref(`${this.groupTable(group)}.${group.column.name}`),
-        ),
-      );
+    query = this.groupedBy(query, shape, () => undefined);
     for (const term of shape.having) {
       const metric = shape.metrics[term.metric] as MetricTerm;
-      const value =
-        metric.fn === 'min' || metric.fn === 'max'
-          ? param(term.value, (v) => shape.bind(metric.column as GroupTerm['column'], v))
-          : param(term.value);
-      const op = havingSql[term.op];
-      query = query.having((eb) => eb(this.metric(metric, bucketed, true), op, value));
+      query = query.having((eb) =>
+        eb(this.metric(metric, true), havingSql[term.op], this.havingValue(shape, term)),
+      );
     }
+    return this.aggregateOrder(query, shape);
+  }
+
+  /**
+   * With a bucket group the filtered rows are read once, in the bounds' range (the column's index
+   * serves it), each numbered with its bucket by a CASE that halves the bounds at each step, and
+   * grouped (\`r\`). The bucket numbers are then LEFT JOINed to those groups (\`b\`), so an empty bucket is
+   * a row whose counts are 0, and \`having\`, order and limit apply to it as to the others. Joining the
+   * ranges to the rows instead made MariaDB look up each row once per bucket ("Range checked for each
+   * record", docs/benchmarks.md).
+   */
+  private bucketedQuery(shape: AggregateShape, bounds: readonly Slot<Scalar>[]): DynamicSelect {
+    const bucketIndex = shape.groups.findIndex((group) => group.kind === 'bucket');
+    const column = (shape.groups[bucketIndex] as GroupTerm).column;
+    const at = sql.ref(`${BASE}.${column.name}`);
+    const bound = (i: number) => param(bounds[i] as Slot<Scalar>, (value) => shape.bind(column, value));
+    const numbered = (low: number, high: number): RawBuilder<unknown> => {
+      if (high - low === 1) return sql.lit(low);
+      const middle = (low + high) >> 1;
+      return sql`case when ${at} < ${bound(middle)} then ${numbered(low, middle)} else ${numbered(middle, high)} end`;
+    };
+    const buckets = bounds.length - 1;
+    let rows = this.joined(
+      this.filtered().where((eb) => eb.and([eb(at, '>=', bound(0)), eb(at, '<', bound(buckets))])),
+    );
+    for (const [i, group] of shape.groups.entries())
+      rows = rows.select(
+        i === bucketIndex
+          ? numbered(0, buckets).as(rowAlias(groupAlias(i)))
+          : this.groupSelection(group, rowAlias(groupAlias(i))),
+      );
+    for (const [i, metric] of shape.metrics.entries()) {
+      rows = rows.select(this.metric(metric, true).as(rowAlias(metricAlias(i))));
+      if (metric.fn === 'avg')
+        rows = rows.select(sql`count(${this.metricColumn(metric)})`.as(rowAlias(averagedAlias(i))));
+    }
+    rows = this.groupedBy(rows, shape, (i) =>
+      i === bucketIndex ? sql.ref(rowAlias(groupAlias(i))) : undefined,
+    );
+    const numbers = Array.from({ length: buckets }, (_, i) => sql`select ${sql.lit(i)} as i`);
+    const grouped = (alias: string) => sql.ref(`${GROUPED}.${rowAlias(alias)}`);
+    // An empty bucket's row has no group: its counts are 0, its other metrics NULL, as SQL counts nothing.
+    const metricValue = (metric: MetricTerm, i: number, raw = false) => {
+      const value = grouped(metricAlias(i));
+      if (metric.fn === 'count' || metric.fn === 'count_distinct') return sql`coalesce(${value}, 0)`;
+      return raw ? value : this.selectedMetric(metric, value);
+    };
+    let query = this.db
+      .selectFrom(sql`(${sql.join(numbers, sql` union all `)})`.as(BUCKETS))
+      .leftJoin(rows.as(GROUPED), (join) =>
+        join.onRef(`${GROUPED}.${rowAlias(groupAlias(bucketIndex))}`, '=', `${BUCKETS}.i`),
+      );
+    for (const [i] of shape.groups.entries())
+      query = query.select(
+        (i === bucketIndex ? sql.ref(`${BUCKETS}.i`) : grouped(groupAlias(i))).as(groupAlias(i)),
+      );
+    for (const [i, metric] of shape.metrics.entries()) {
+      query = query.select(metricValue(metric, i).as(metricAlias(i)));
+      if (metric.fn === 'avg') query = query.select(grouped(averagedAlias(i)).as(averagedAlias(i)));
+    }
+    for (const term of shape.having) {
+      const metric = shape.metrics[term.metric] as MetricTerm;
+      query = query.where((eb) =>
+        eb(metricValue(metric, term.metric, true), havingSql[term.op], this.havingValue(shape, term)),
+      );
+    }
+    return this.aggregateOrder(query, shape);
+  }
+
+  /** A group key as lists select its column, from the records or a joined relation. */
+  private groupSelection(group: GroupTerm, alias: string) {
+    return selectedColumn(group.column, this.groupTable(group), this.dialect, alias);
+  }
+
+  /** GROUP BY each group's column, or what `by` says for a group (the bucket's number). */
+  private groupedBy(
+    query: DynamicSelect,
+    shape: AggregateShape,
+    by: (index: number) => RawBuilder<unknown> | undefined,
+  ): DynamicSelect {
+    if (shape.groups.length === 0) return query;
+    return query.groupBy(
+      shape.groups.map((group, i) => by(i) ?? sql.ref(`${this.groupTable(group)}.${group.column.name}`)),
+    );
+  }
+
+  /** A having term's value, bound as its metric compares: a min or max as the column binds its values. */
+  private havingValue(shape: AggregateShape, term: AggregateShape['having'][number]) {
+    const metric = shape.metrics[term.metric] as MetricTerm;
+    return metric.fn === 'min' || metric.fn === 'max'
+      ? param(term.value, (v) => shape.bind(metric.column as GroupTerm['column'], v))
+      : param(term.value);
+  }
+
+  /** ORDER BY the requested keys and metrics by their aliases, then LIMIT. */
+  private aggregateOrder(query: DynamicSelect, shape: AggregateShape): DynamicSelect {
     for (const term of shape.order) {
       const alias = term.of === 'group' ? groupAlias(term.index) : metricAlias(term.index);
       query = query.orderBy(sql.ref(alias), (ob) => {
@@ -279,23 +337,27 @@ export class ListCompiler {
   }
 
   /**
-   * One metric's SQL: a count (of the key when buckets are joined, so an empty bucket counts 0), an
-   * exact sum (a decimal's in units of its scale), or MIN/MAX selected as the kind is selected in
-   * lists. `raw`: without the selection's form, as HAVING compares it.
+   * One metric's SQL: a count, an exact sum (a decimal's in units of its scale), or MIN/MAX selected as
+   * the kind is selected in lists. `raw`: without the selection's form, as HAVING compares it.
    */
-  private metric(metric: MetricTerm, bucketed: boolean, raw = false) {
-    const { resource } = this.plan;
-    if (metric.fn === 'count')
-      return bucketed ? sql`count(${sql.ref(`${BASE}.${resource.keyColumns[0]}`)})` : sql`count(*)`;
+  private metric(metric: MetricTerm, raw = false) {
+    if (metric.fn === 'count') return sql`count(*)`;
     const column = metric.column as GroupTerm['column'];
     const ref = this.metricColumn(metric);
     if (metric.fn === 'count_distinct') return sql`count(distinct ${ref})`;
-    const wrap = (value: ReturnType<typeof sql>) =>
-      raw ? value : (this.dialect.kinds[column.type]?.select?.(value, column) ?? value);
-    if (metric.fn === 'min') return wrap(sql`min(${ref})`);
-    if (metric.fn === 'max') return wrap(sql`max(${ref})`);
-    const summed = column.type === 'decimal' ? this.dialect.scaledUnits(ref, column.scale ?? 0) : ref;
-    return wrap(sql`sum(${summed})`);
+    const value =
+      metric.fn === 'min'
+        ? sql`min(${ref})`
+        : metric.fn === 'max'
+          ? sql`max(${ref})`
+          : sql`sum(${column.type === 'decimal' ? this.dialect.scaledUnits(ref, column.scale ?? 0) : ref})`;
+    return raw ? value : this.selectedMetric(metric, value);
+  }
+
+  /** A computed metric in the form lists select its column's kind in. */
+  private selectedMetric(metric: MetricTerm, value: RawBuilder<unknown>) {
+    const column = metric.column as GroupTerm['column'];
+    return this.dialect.kinds[column.type]?.select?.(value, column) ?? value;
   }
 
   /** A relation's record count per record, with the related resource's scopes (as `count=` answers it). */

@@ -350,16 +350,18 @@ export class PreparedQueries {
     );
     const having = plan.having.map((term) => ({ ...term, value: templater.slot(term.value) }));
     templater.mark('buckets', plan.buckets?.ranges.length ?? 'none');
-    const ranges = plan.buckets?.ranges.map(
-      ([low, high]) => [templater.slot(low), templater.slot(high)] as const,
-    );
+    const ranges = plan.buckets?.ranges;
+    // Buckets are contiguous: each one's end is the next one's start.
+    const bounds =
+      ranges &&
+      [ranges[0]?.[0], ...ranges.map(([, high]) => high)].map((value) => templater.slot(value as string));
     const dialect = this.dialect;
     const aggregate: AggregateShape = {
       metrics: plan.metrics,
       groups: plan.groups,
       order: plan.order,
       having,
-      ...(ranges && { ranges }),
+      ...(bounds && { bounds }),
       limit: plan.limit + 1,
       bind: (column, value) => binder(dialect, { columnType: column.type, storage: column.storage })(value),
     };
