@@ -60,13 +60,19 @@ const small = defineEndpoint({
     maxBuckets: 5,
   },
 });
+/** The default maxBuckets (1,000): more bucket numbers than one UNION of SQLite may hold. */
+const long = defineEndpoint({
+  resource: 'users',
+  path: 'stats-long',
+  aggregates: { allowedAggregates: ['count'], allowedGroupBy: ['created_at:day'] },
+});
 const plain = defineEndpoint({
   resource: 'users',
   path: 'plain',
   allowedFilters: ['status'],
   schema: { table: { columns: [{ key: 'name' }] } },
 });
-const endpoints = [stats, small, plain];
+const endpoints = [stats, small, long, plain];
 
 /**
  * Users beyond the fixture that make aggregates hard: decimals whose float sum is not exact (0.1 +
@@ -455,6 +461,28 @@ describe.each(dialects)('aggregates on %s', (dialect) => {
       expect(response.body.data, query).toEqual(expected.slice(0, limit).map((entry) => entry.answer));
       expect(response.body.meta.truncated, query).toBe(expected.length > limit);
     }
+  });
+
+  it('answers as many buckets as the default maxBuckets allows', async () => {
+    await ready();
+    const from = '2021-12-06';
+    const to = '2024-09-01';
+    const labels = utcBuckets(from, to, 'day');
+    expect(labels.length).toBe(1000);
+    const rows = visible().filter((user) => user.created_at >= `${from}T` && user.created_at < `${to}T`);
+    const response = await get(`metrics=count&group_by=created_at:day&from=${from}&to=${to}`, 'stats-long');
+    expect(response.status).toBe(200);
+    expect(response.body.data).toEqual(
+      labels.map((label, i) => ({
+        group: { 'created_at:day': label.label },
+        count: rows.filter(
+          (user) =>
+            user.created_at >= label.start &&
+            (i + 1 === labels.length || user.created_at < (labels[i + 1] as Bucket).start),
+        ).length,
+      })),
+    );
+    expect(rows.length).toBeGreaterThan(0);
   });
 
   it('buckets in a zone with a daylight-saving change inside the range', async () => {

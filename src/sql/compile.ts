@@ -39,6 +39,26 @@ const BUCKETS = 'b';
 const GROUPED = 'r';
 /** A value's name in the grouped rows, apart from the answer's (ORDER BY names the answer's). */
 const rowAlias = (alias: string): string => `r${alias}`;
+/** The most terms of one UNION ALL: SQLite refuses more than 500 (SQLITE_MAX_COMPOUND_SELECT). */
+const MAX_UNION = 250;
+
+/**
+ * The numbers `[low, high)` as rows of one column `i`: literals joined by UNION ALL, nested in groups of
+ * at most `MAX_UNION` terms. (A recursive CTE would be shorter, but it has to lead the statement.)
+ */
+function numbersFrom(low: number, high: number): RawBuilder<unknown> {
+  const size = high - low;
+  if (size <= MAX_UNION)
+    return sql.join(
+      Array.from({ length: size }, (_, i) => sql`select ${sql.lit(low + i)} as i`),
+      sql` union all `,
+    );
+  const step = Math.ceil(size / MAX_UNION);
+  const parts: RawBuilder<unknown>[] = [];
+  for (let start = low; start < high; start += step)
+    parts.push(sql`select i from (${numbersFrom(start, Math.min(high, start + step))}) as n`);
+  return sql.join(parts, sql` union all `);
+}
 
 /** An aggregate as the compiler sees it: the plan's metrics and groups, its values as slots. */
 export interface AggregateShape {
@@ -258,7 +278,6 @@ export class ListCompiler {
     rows = this.groupedBy(rows, shape, (i) =>
       i === bucketIndex ? sql.ref(rowAlias(groupAlias(i))) : undefined,
     );
-    const numbers = Array.from({ length: buckets }, (_, i) => sql`select ${sql.lit(i)} as i`);
     const grouped = (alias: string) => sql.ref(`${GROUPED}.${rowAlias(alias)}`);
     // An empty bucket's row has no group: its counts are 0, its other metrics NULL, as SQL counts nothing.
     const metricValue = (metric: MetricTerm, i: number, raw = false) => {
@@ -267,7 +286,7 @@ export class ListCompiler {
       return raw ? value : this.selectedMetric(metric, value);
     };
     let query = this.db
-      .selectFrom(sql`(${sql.join(numbers, sql` union all `)})`.as(BUCKETS))
+      .selectFrom(sql`(${numbersFrom(0, buckets)})`.as(BUCKETS))
       .leftJoin(rows.as(GROUPED), (join) =>
         join.onRef(`${GROUPED}.${rowAlias(groupAlias(bucketIndex))}`, '=', `${BUCKETS}.i`),
       );
