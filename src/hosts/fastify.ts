@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { type BodyReader, closedBeforeAnswer, type ServiceResponse } from '../core/exchange.js';
 import { type CreateServiceOptions, createService, type ResourceService } from '../core/service.js';
 import { readNodeBody } from './body.js';
@@ -26,6 +26,8 @@ export function sendResponse(reply: FastifyReply, response: ServiceResponse): Fa
     const before = reply.getHeader('vary');
     reply.header('vary', before ? `${String(before)}, ${vary}` : vary);
   }
+  // No payload at all for a bodiless status: with an empty one Fastify would describe it (text/plain, 0).
+  if (response.status === 204 || response.status === 304) return reply.send();
   return reply.send(typeof response.body === 'string' ? response.body : Readable.from(response.body));
 }
 
@@ -38,7 +40,19 @@ export const resourceQueryPlugin: FastifyPluginAsync<FastifyPluginOptions> = asy
   // Fastify's `prefix` is where the routes are; the documents and links must name it too.
   const mounted = instance.prefix;
   const config = mounted ? { ...options.config, prefix: mounted } : options.config;
-  const service: ResourceService = await createService({ config, connection: options.connection });
+  await serveRoutes(instance, await createService({ config, connection: options.connection }), options);
+};
+
+/**
+ * A service's routes on a Fastify instance (the plugin's own context, or the one the standalone server
+ * registers for the service it also answers without Fastify).
+ */
+export async function serveRoutes(
+  instance: FastifyInstance,
+  service: ResourceService,
+  options: Pick<FastifyPluginOptions, 'context' | 'cors'>,
+): Promise<void> {
+  const mounted = instance.prefix;
   if (options.cors) await instance.register(fastifyCors, { ...serviceCors, ...options.cors });
   // The core reads bodies itself (as JSON, with each route's limit, the same on every host).
   instance.removeAllContentTypeParsers();
@@ -88,7 +102,7 @@ export const resourceQueryPlugin: FastifyPluginAsync<FastifyPluginOptions> = asy
       ...(route.bodyLimit > 0 && { bodyLimit: route.bodyLimit }),
       handler: handle,
     });
-};
+}
 
 /**
  * CORS for the service's routes, unless the options say otherwise: its methods (@fastify/cors's

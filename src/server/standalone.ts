@@ -1,18 +1,20 @@
-import { METHODS, STATUS_CODES } from 'node:http';
+import { createServer, METHODS, type RequestListener, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyCorsOptions } from '@fastify/cors';
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type FastifyServerFactory,
   type FastifyServerOptions,
 } from 'fastify';
 import { answerError } from '../core/answer.js';
-import { methodNotAllowed } from '../core/service.js';
-import { resourceQueryPlugin, sendResponse } from '../hosts/fastify.js';
+import { createService, methodNotAllowed } from '../core/service.js';
+import { sendResponse, serveRoutes } from '../hosts/fastify.js';
 import type { ServiceConfig } from '../resource/policy.js';
 import type { Connection } from '../sql/connect.js';
 import { registerAdmin } from './admin.js';
+import { directReads } from './direct.js';
 import { registerHealth } from './health.js';
 
 export interface ServiceOptions<Ctx = unknown> {
@@ -22,6 +24,13 @@ export interface ServiceOptions<Ctx = unknown> {
   logger?: FastifyServerOptions['logger'];
   /** CORS (`@fastify/cors` options); off when absent. */
   cors?: FastifyCorsOptions;
+  /**
+   * Answer the service's GET requests from Node's HTTP server without Fastify's per-request objects
+   * (`server/direct.ts`), when Fastify would add nothing to them: no CORS and a logger that does not log
+   * requests (a level above `info`). Only for a server no application adds hooks to, as those would
+   * not run for these requests: the CLI's. Default false.
+   */
+  directReads?: boolean;
 }
 
 /**
@@ -30,7 +39,23 @@ export interface ServiceOptions<Ctx = unknown> {
  */
 export async function buildService<Ctx = unknown>(options: ServiceOptions<Ctx>): Promise<FastifyInstance> {
   const { config, connection } = options;
+  /** What serves each request: Fastify's handler, or the direct reads once they are known to apply. */
+  let serve: RequestListener | undefined;
+  let fastifyHandler: RequestListener | undefined;
+  const serverFactory: FastifyServerFactory = (handler, settings) => {
+    fastifyHandler = handler;
+    const server = createServer((request, response) => (serve ?? handler)(request, response));
+    // What Fastify sets on a server it makes itself (it sets none on one it is given).
+    const number = (name: string) =>
+      typeof settings[name] === 'number' ? (settings[name] as number) : undefined;
+    server.keepAliveTimeout = number('keepAliveTimeout') ?? server.keepAliveTimeout;
+    server.requestTimeout = number('requestTimeout') ?? server.requestTimeout;
+    server.setTimeout(number('connectionTimeout') ?? 0);
+    server.maxRequestsPerSocket = number('maxRequestsPerSocket') ?? 0;
+    return server;
+  };
   const app = Fastify({
+    ...(options.directReads && { serverFactory }),
     logger: options.logger ?? false,
     clientErrorHandler: answerClientError,
     // Errors Fastify finds before routing (a URL that does not decode): the same envelope as ours.
@@ -60,11 +85,18 @@ export async function buildService<Ctx = unknown>(options: ServiceOptions<Ctx>):
       .status(404)
       .send({ message: `No route for ${request.method} ${request.url.split('?')[0]}.`, errors: {} }),
   );
-  await app.register(resourceQueryPlugin, {
-    config: config as ServiceConfig,
-    connection,
-    ...(options.cors && { cors: options.cors }),
-  });
+  const service = await createService({ config: config as ServiceConfig, connection });
+  await app.register(async (instance) =>
+    serveRoutes(instance, service, { ...(options.cors && { cors: options.cors }) }),
+  );
+  if (options.directReads && fastifyHandler && !options.cors && !requestLogLevels.has(app.log.level)) {
+    serve = directReads(service, app.log, fastifyHandler);
+    // Closing, Fastify answers what still arrives with 503 and Connection: close: it takes them all back.
+    app.addHook('preClose', (done) => {
+      serve = undefined;
+      done();
+    });
+  }
   registerHealth(app, connection);
   const readOnly = ['/health/live', '/health/ready'];
   if (config.adminDir) {
@@ -85,6 +117,9 @@ export async function buildService<Ctx = unknown>(options: ServiceOptions<Ctx>):
     });
   return app;
 }
+
+/** The levels at which Fastify writes its two lines per request. */
+const requestLogLevels = new Set(['trace', 'debug', 'info']);
 
 /**
  * What Node's HTTP parser refuses before Fastify sees a request (a request line or headers over the

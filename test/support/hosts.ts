@@ -20,7 +20,14 @@ import { buildService } from '../../src/server/standalone.js';
 import type { Connection } from '../../src/sql/connect.js';
 
 /** Every way the service is served: the standalone server, and each host adapter inside an application. */
-export const hostNames = ['standalone', 'fastify-plugin', 'express', 'hono', 'fetch'] as const;
+export const hostNames = [
+  'standalone',
+  'standalone-direct',
+  'fastify-plugin',
+  'express',
+  'hono',
+  'fetch',
+] as const;
 export type HostName = (typeof hostNames)[number];
 
 export interface InjectOptions {
@@ -64,6 +71,13 @@ export async function startHost(
     case 'standalone': {
       const app = await buildService({ config, connection });
       return fastifyHost(app);
+    }
+    case 'standalone-direct': {
+      // The CLI's server: its GET requests answered without Fastify's objects (server/direct.ts),
+      // which only a request over a real socket reaches (inject goes to Fastify).
+      const app = await buildService({ config, connection, directReads: true });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      return onPort((app.server.address() as AddressInfo).port, () => app.close());
     }
     case 'fastify-plugin': {
       const app = Fastify();
@@ -121,7 +135,18 @@ async function listening(listener: RequestListener): Promise<Host> {
   const server: Server = createServer(listener);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+  return onPort(
+    (server.address() as AddressInfo).port,
+    () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  );
+}
+
+/** A host reached over real HTTP on `port`. */
+function onPort(port: number, close: () => Promise<void>): Host {
   return {
     async inject({ method = 'GET', url, headers = {}, payload }) {
       if (fetchRefuses.has(method.toUpperCase())) return rawRequest(port, method, url, headers);
@@ -145,11 +170,7 @@ async function listening(listener: RequestListener): Promise<Host> {
         json: () => JSON.parse(text),
       };
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close,
   };
 }
 

@@ -1,0 +1,50 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  closedBeforeAnswer,
+  type ServiceLogger,
+  type ServiceRequest,
+  type ServiceResponse,
+} from '../core/exchange.js';
+import { readNodeBody } from './body.js';
+
+/** A request of Node's own HTTP server as the core's request. */
+export function fromNodeRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+  log?: ServiceLogger,
+): ServiceRequest {
+  return {
+    method: request.method ?? 'GET',
+    url: request.url ?? '/',
+    headers: request.headers,
+    protocol: (request.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
+    body: (limit) => readNodeBody(request, limit),
+    signal: closedBeforeAnswer(response),
+    ...(log && { log }),
+  };
+}
+
+/** Statuses whose response has no body, and so no length (RFC 9110 §6.4.1). */
+const bodiless = new Set([204, 304]);
+
+/**
+ * The core's response on Node's response: a text with its length, a stream piped (and stopped, its
+ * rows' query with it, when the client goes away).
+ */
+export async function writeNodeResponse(response: ServerResponse, answer: ServiceResponse): Promise<void> {
+  const { status, headers, body } = answer;
+  if (typeof body !== 'string') {
+    response.writeHead(status, headers);
+    await pipeline(Readable.from(body), response);
+    return;
+  }
+  if (bodiless.has(status)) {
+    response.writeHead(status, headers);
+    response.end();
+    return;
+  }
+  response.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+  response.end(body);
+}

@@ -1,0 +1,41 @@
+import type { RequestListener } from 'node:http';
+import { json, type ServiceLogger } from '../core/exchange.js';
+import type { ResourceService } from '../core/service.js';
+import { fromNodeRequest, writeNodeResponse } from '../hosts/node.js';
+
+/**
+ * The standalone server's short way for the service's reads: a GET under the service's prefix goes
+ * from Node's HTTP server straight to the core, without Fastify's request, reply, route lookup and
+ * child logger — about a seventh of a read-one's CPU time (docs/benchmarks.md). Everything else, and
+ * any path the core does not answer, goes to `next` (Fastify), as does a path with an escape (Fastify
+ * answers one that does not decode). The caller takes it only where Fastify would add nothing to
+ * these answers (no request log, no CORS, no hooks of an application).
+ */
+export function directReads(
+  service: ResourceService,
+  log: ServiceLogger,
+  next: RequestListener,
+): RequestListener {
+  const prefix = `${service.prefix.replace(/\/$/, '')}/`;
+  return (request, response) => {
+    const url = request.url ?? '';
+    const query = url.indexOf('?');
+    if (
+      request.method !== 'GET' ||
+      !url.startsWith(prefix) ||
+      (query === -1 ? url : url.slice(0, query)).includes('%')
+    )
+      return next(request, response);
+    service
+      .handle(fromNodeRequest(request, response, log))
+      .then((answer) => (answer ? writeNodeResponse(response, answer) : next(request, response)))
+      .catch((error: unknown) => {
+        // A client that left while its answer streamed is no failure; anything else is logged.
+        if (response.destroyed) return;
+        log.error({ err: error }, 'answering a read failed');
+        if (response.headersSent) return void response.destroy();
+        const message = 'Internal server error.';
+        writeNodeResponse(response, json(500, { message, errors: {} })).catch(() => response.destroy());
+      });
+  };
+}

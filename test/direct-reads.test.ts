@@ -1,0 +1,164 @@
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resources } from '../examples/demo/resources.js';
+import type { ServiceConfig } from '../src/resource/policy.js';
+import { buildService, type ServiceOptions } from '../src/server/standalone.js';
+import { dialects } from './support/databases.js';
+import { editorContext, testEndpoints, useService } from './support/service.js';
+
+/**
+ * The CLI's server answers the service's GET requests from Node's HTTP server, without Fastify's
+ * objects (src/server/direct.ts). These tests hold it to Fastify's answers, byte for byte, and show
+ * when it is and is not taken.
+ */
+
+/** The headers that say something about the answer (not the connection's own, nor the date). */
+const connectionHeaders = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+interface Exchange {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+async function fetched(base: string, url: string, headers: Record<string, string> = {}): Promise<Exchange> {
+  const response = await fetch(`${base}${url}`, { headers });
+  const kept: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!connectionHeaders.has(name)) kept[name] = value;
+  });
+  return { status: response.status, headers: kept, body: await response.text() };
+}
+
+/** A server of `options` listening on a port, with a count of the requests Fastify's hooks saw. */
+async function started(
+  options: ServiceOptions,
+): Promise<{ app: FastifyInstance; base: string; seen: () => number }> {
+  const app = await buildService(options);
+  let seen = 0;
+  app.addHook('onRequest', async () => {
+    seen += 1;
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return { app, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, seen: () => seen };
+}
+
+const urls = [
+  '/api/users',
+  '/api/users?filter[status]=active&sort=-score&per_page=5',
+  '/api/users?pagination=cursor&per_page=3',
+  '/api/users-loaded?include=roles.permissions,posts&count=posts&sort=name&per_page=4',
+  '/api/users-loaded?all=true',
+  '/api/users-unlimited?all=true',
+  '/api/users-unlimited?all=true&format=csv',
+  '/api/users/1',
+  '/api/users/999999',
+  '/api/users/not-a-key',
+  '/api/users?filter[nope]=1&sort=nope',
+  '/api/users/1/restore',
+  '/api/v1/schema',
+  '/api/v1/users/schema',
+  '/api/openapi.json',
+  '/api/nothing-here',
+  '/api/users/%zz',
+  '/health/live',
+];
+
+for (const dialect of dialects) {
+  describe(`direct reads on ${dialect}`, () => {
+    const svc = useService(dialect, 'direct_reads');
+    // Links name the public URL, not each server's own port, so that two servers' answers can be equal.
+    const config = {
+      resources,
+      endpoints: testEndpoints,
+      context: editorContext,
+      publicUrl: 'https://api.example',
+    } as ServiceConfig;
+    let direct: Awaited<ReturnType<typeof started>>;
+    let viaFastify: Awaited<ReturnType<typeof started>>;
+    beforeAll(async () => {
+      direct = await started({ config, connection: svc.conn, directReads: true });
+      viaFastify = await started({ config, connection: svc.conn });
+    });
+    afterAll(async () => {
+      await direct?.app.close();
+      await viaFastify?.app.close();
+    });
+
+    it('answers every read as Fastify does: status, headers and body', async () => {
+      for (const url of urls) {
+        const [mine, theirs] = [await fetched(direct.base, url), await fetched(viaFastify.base, url)];
+        expect(mine, url).toEqual(theirs);
+      }
+      const first = await fetched(direct.base, '/api/users/1');
+      const etag = first.headers.etag as string;
+      expect(etag).toMatch(/^"/);
+      const unchanged = await fetched(direct.base, '/api/users/1', { 'if-none-match': etag });
+      expect(unchanged).toEqual(await fetched(viaFastify.base, '/api/users/1', { 'if-none-match': etag }));
+      expect(unchanged.status).toBe(304);
+      expect(unchanged.body).toBe('');
+      // Without a body, nothing describes one (RFC 9110 §15.4.5: the 200's validators, not its type).
+      expect(unchanged.headers['content-type']).toBeUndefined();
+      expect(unchanged.headers['content-length']).toBeUndefined();
+    });
+
+    it("takes the service's GET requests past Fastify, and leaves it every other request", async () => {
+      const before = direct.seen();
+      expect((await fetched(direct.base, '/api/users?per_page=2')).status).toBe(200);
+      expect((await fetched(direct.base, '/api/users/1')).status).toBe(200);
+      expect(direct.seen()).toBe(before);
+      // Fastify's own paths and a path the service does not answer (an escape that does not decode
+      // goes to Fastify too, whose router refuses it before any hook: compared above).
+      for (const url of ['/health/live', '/api/nothing-here']) await fetched(direct.base, url);
+      expect(direct.seen()).toBe(before + 2);
+      const head = await fetch(`${direct.base}/api/users/1`, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      const post = await fetch(`${direct.base}/api/users/query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'per_page=1' }),
+      });
+      expect(post.status).toBe(200);
+      expect(direct.seen()).toBe(before + 4);
+      // The server without the option: every request through Fastify.
+      const through = viaFastify.seen();
+      await fetched(viaFastify.base, '/api/users/1');
+      expect(viaFastify.seen()).toBe(through + 1);
+    });
+
+    it('is not taken where Fastify adds to the answer: CORS, a request log', async () => {
+      const lines: string[] = [];
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      });
+      const withCors = await started({
+        config,
+        connection: svc.conn,
+        directReads: true,
+        cors: { origin: 'https://app.example' },
+      });
+      const logged = await started({
+        config,
+        connection: svc.conn,
+        directReads: true,
+        logger: { level: 'info', stream: sink },
+      });
+      try {
+        const answer = await fetched(withCors.base, '/api/users/1', { origin: 'https://app.example' });
+        expect(answer.headers['access-control-allow-origin']).toBe('https://app.example');
+        expect(withCors.seen()).toBe(1);
+        expect((await fetched(logged.base, '/api/users/1')).status).toBe(200);
+        expect(logged.seen()).toBe(1);
+        expect(lines.some((line) => line.includes('request completed'))).toBe(true);
+      } finally {
+        await withCors.app.close();
+        await logged.app.close();
+      }
+    });
+  });
+}
