@@ -262,6 +262,11 @@ export class PreparedQueries {
    */
   private readonly reuse: WeakMap<object, WalkedShape> | undefined;
   private readonly callbacks: boolean;
+  /** Read-one's statements by plan and by the classes of the key values (`one`). */
+  private readonly ones = new WeakMap<
+    QueryShape,
+    Map<string, { readonly keys: readonly FieldTarget[]; readonly shape: CompiledShape }>
+  >();
 
   constructor(
     private readonly db: DynamicDb,
@@ -322,10 +327,25 @@ export class PreparedQueries {
    * than on the key lookup itself, docs/benchmarks.md).
    */
   one(plan: QueryShape, keys: readonly FieldTarget[], values: readonly Scalar[], ctx: unknown): Statement {
+    // The same plan (a cached one: the record's query string) with key values of the same classes is
+    // the same statement: bound at once, without building its key again (a read-one's path is short).
+    const classes = values.map(classOf).join(',');
+    const known = this.ones.get(plan)?.get(classes);
+    if (known?.keys === keys) return bindValues(known.shape, values);
     const templater = new Templater();
     templater.mark('one');
     const shape = templater.keyed(templater.shape(plan, this.reuse), keys, values);
-    return this.prepare(templater, () => this.compiler(shape, ctx).rowsQuery({}).compile());
+    const compiled = this.compiled(templater, () => this.compiler(shape, ctx).rowsQuery({}).compile());
+    // Only where the key values are all the statement binds (no filter values) and the SQL is the key's.
+    if (compiled.cached && templater.values.length === values.length) {
+      let byClasses = this.ones.get(plan);
+      if (!byClasses) {
+        byClasses = new Map();
+        this.ones.set(plan, byClasses);
+      }
+      byClasses.set(classes, { keys, shape: compiled.shape });
+    }
+    return bindValues(compiled.shape, templater.values);
   }
 
   /**
@@ -378,6 +398,14 @@ export class PreparedQueries {
   }
 
   private prepare(templater: Templater, compile: () => CompiledShape): Statement {
+    return bindValues(this.compiled(templater, compile).shape, templater.values);
+  }
+
+  /** The templater's shape, from the cache or compiled (and kept when its SQL depends on its key alone). */
+  private compiled(
+    templater: Templater,
+    compile: () => CompiledShape,
+  ): { readonly shape: CompiledShape; readonly cached: boolean } {
     const cacheable = templater.cacheable && !this.callbacks && this.maxShapes > 0;
     const key = cacheable ? templater.key : undefined;
     let shape = key === undefined ? undefined : this.shapes.get(key);
@@ -386,6 +414,6 @@ export class PreparedQueries {
       shape = { sql: compiled.sql, parameters: compiled.parameters };
       if (key !== undefined) this.shapes.set(key, shape);
     }
-    return bindValues(shape, templater.values);
+    return { shape, cached: cacheable };
   }
 }
