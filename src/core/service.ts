@@ -320,14 +320,15 @@ export async function createService<Ctx = unknown>(
       // Which methods a path has does not depend on who asks: a 405 needs no context (and so no
       // credentials: a bad Authorization header does not turn it into a 401).
       if (typeof run !== 'function') return run;
-      const answered = await (async () => {
-        try {
-          const ctx = await contextOf(request);
-          return await run(request, ctx, index === -1 ? '' : request.url.slice(index + 1));
-        } catch (error) {
-          return answerError(error, connection, request.log, request.method);
-        }
-      })();
+      let answered: ServiceResponse;
+      try {
+        const context = contextOf(request);
+        // Without a context hook there is nothing to wait for, and awaiting would still cost a turn.
+        const ctx = isThenable(context) ? await context : context;
+        answered = await run(request, ctx, index === -1 ? '' : request.url.slice(index + 1));
+      } catch (error) {
+        answered = await answerError(error, connection, request.log, request.method);
+      }
       // A list's answer, refusals included, depends on Accept: a cache keeps one per Accept.
       const response = listRuns.has(run) ? withVary(answered, 'Accept') : answered;
       // An answer that depends on who asks must not be served to someone else by a shared cache.
@@ -335,6 +336,9 @@ export async function createService<Ctx = unknown>(
     },
   };
 }
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
 /** The methods of a record's routes, and the action each is. */
 const recordMethods: readonly (readonly [string, Action])[] = [
