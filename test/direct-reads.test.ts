@@ -57,6 +57,9 @@ const urls = [
   '/api/users/999999',
   '/api/users/not-a-key',
   '/api/users?filter[nope]=1&sort=nope',
+  // Escapes in the query string are the core's to decode (a bad one is its 422), on either path.
+  '/api/users?filter[name][contains]=%25&per_page=2',
+  '/api/users?filter[name][contains]=%zz',
   '/api/users/1/restore',
   '/api/v1/schema',
   '/api/v1/users/schema',
