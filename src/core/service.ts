@@ -15,7 +15,7 @@ import { listHandlers } from './list/handlers.js';
 import { linkBase } from './origin.js';
 import { queryBodyLimit, queryFromBody } from './query-body.js';
 import { etagOf, type RecordRoutes, recordRoutes, type WriteCall } from './records.js';
-import { digestTag, withValidators, withVary } from './validators.js';
+import { digestTag, withValidators } from './validators.js';
 
 export interface CreateServiceOptions<Ctx = unknown> {
   config: ServiceConfig<Ctx>;
@@ -329,10 +329,14 @@ export async function createService<Ctx = unknown>(
       } catch (error) {
         answered = await answerError(error, connection, request.log, request.method);
       }
-      // A list's answer, refusals included, depends on Accept: a cache keeps one per Accept.
-      const response = listRuns.has(run) ? withVary(answered, 'Accept') : answered;
-      // An answer that depends on who asks must not be served to someone else by a shared cache.
-      return withValidators(request, response, request.context !== undefined || config.context !== undefined);
+      // A list's answer, refusals included, depends on Accept: a cache keeps one per Accept. An answer
+      // that depends on who asks must not be served to someone else by a shared cache.
+      return withValidators(
+        request,
+        answered,
+        request.context !== undefined || config.context !== undefined,
+        listRuns.has(run) ? 'Accept' : undefined,
+      );
     },
   };
 }

@@ -37,12 +37,6 @@ function noneMatchFails(ifNoneMatch: string, etag: string): boolean {
 const sharedCaching = { 'cache-control': 'no-cache' } as const;
 const personalCaching = { vary: 'Authorization, Cookie', 'cache-control': 'private, no-cache' } as const;
 
-/** An answer whose `Vary` also names `names` (kept once each, those already there first). */
-export function withVary(response: ServiceResponse, names: string): ServiceResponse {
-  const vary = varyOf(response.headers.vary, names);
-  return vary === response.headers.vary ? response : { ...response, headers: { ...response.headers, vary } };
-}
-
 /**
  * Merged Vary values, by the pair merged. Both come from the service's own answers (never from a
  * request), so there are a handful: a list's answer asks for the same merge on every request.
@@ -81,17 +75,25 @@ export function withValidators(
   request: ServiceRequest,
   response: ServiceResponse,
   dependsOnCaller: boolean,
+  /** What else the answer depends on (`Accept` for a list), merged into its `Vary` in the same copy. */
+  varies?: string,
 ): ServiceResponse {
+  const vary = varies ? varyOf(response.headers.vary, varies) : response.headers.vary;
   const read = readMethods.has(request.method) && response.status === 200;
   if (!read || typeof response.body !== 'string') {
-    if (!dependsOnCaller) return response;
-    const vary = varyOf(response.headers.vary, personal.vary);
-    return { ...response, headers: { ...response.headers, ...personal, vary } };
+    if (dependsOnCaller)
+      return {
+        ...response,
+        headers: { ...response.headers, ...personal, vary: varyOf(vary, personal.vary) },
+      };
+    if (vary === undefined || vary === response.headers.vary) return response;
+    return { ...response, headers: { ...response.headers, vary } };
   }
   const etag = response.headers.etag ?? digestTag(response.body);
   const caching = dependsOnCaller ? personalCaching : sharedCaching;
   const headers: Record<string, string> = { ...response.headers, ...caching, etag };
-  if (dependsOnCaller) headers.vary = varyOf(response.headers.vary, personalCaching.vary);
+  if (dependsOnCaller) headers.vary = varyOf(vary, personalCaching.vary);
+  else if (vary) headers.vary = vary;
   const ifNoneMatch = request.headers['if-none-match'];
   if (typeof ifNoneMatch === 'string' && noneMatchFails(ifNoneMatch, etag)) {
     // A 304 carries the headers a 200 would have had, but for the body's own (RFC 9110 §15.4.5).
