@@ -322,7 +322,7 @@ describe('prepared shapes', () => {
     }
   });
 
-  it('reads only the columns a fieldset needs: those answered, the key, the sort and the include keys', () => {
+  it('reads only the columns a fieldset needs: those answered, the key, the include keys, and the sort where a page continues from it', () => {
     const connection = connect('sqlite::memory:');
     connections.push(connection);
     const fieldsEndpoint = compileEndpoint(
@@ -330,22 +330,32 @@ describe('prepared shapes', () => {
       registry,
       undefined,
     );
-    const errors = new ErrorBag();
-    const plan = authorize(
-      parseListQuery('fields[users]=name&sort=score&include=department', fieldsEndpoint.limits, errors),
-      fieldsEndpoint,
-      errors,
-    );
-    if (!plan) throw new Error(JSON.stringify(errors.toEnvelope()));
     const prepared = new PreparedQueries(
       connection.db,
       connection.dialect,
       fieldsEndpoint.policy,
       fieldsEndpoint.resource,
     );
-    const { sql } = prepared.rows(plan, { limit: 15 }, undefined);
-    const selected = [...sql.matchAll(/"t0"\."(\w+)" as "/g)].map((match) => match[1]);
-    expect(selected.sort()).toEqual(['department_id', 'id', 'name', 'score']);
+    const selected = (query: string) => {
+      const errors = new ErrorBag();
+      const plan = authorize(parseListQuery(query, fieldsEndpoint.limits, errors), fieldsEndpoint, errors);
+      if (!plan) throw new Error(JSON.stringify(errors.toEnvelope()));
+      const { sql } = prepared.rows(plan, { limit: 15 }, undefined);
+      return [...sql.matchAll(/"t0"\."(\w+)" as "/g)].map((match) => match[1]).sort();
+    };
+    // A numbered page is read at once: the sort orders it, nothing continues from its values.
+    expect(selected('fields[users]=name&sort=score&include=department')).toEqual([
+      'department_id',
+      'id',
+      'name',
+    ]);
+    // A cursor page's next cursor is made of them.
+    expect(selected('fields[users]=name&sort=score&include=department&pagination=cursor')).toEqual([
+      'department_id',
+      'id',
+      'name',
+      'score',
+    ]);
   });
 
   it("calls the endpoint's callbacks on every request: their SQL is never reused", () => {
