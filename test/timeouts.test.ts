@@ -111,6 +111,18 @@ for (const dialect of servers) {
       expect(await until(async () => (await running(conn, dialect)) === 0, 30_000)).toBe(true);
     }, 60_000);
 
+    it("answers the same 503 through the direct reads (the CLI's server past Fastify)", async () => {
+      const app = await serve(endpoint({ timeoutMs: 150 }), undefined, true);
+      const address = await app.listen({ port: 0, host: '127.0.0.1' });
+      const res = await fetch(`${address}/api/users?${slowQuery}`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(((await res.json()) as { errors: { query: string[] } }).errors.query).toEqual([
+        'The query took longer than 150 ms and was stopped.',
+      ]);
+      expect(await until(async () => (await running(conn, dialect)) === 0, 30_000)).toBe(true);
+    }, 60_000);
+
     it('stops an aggregate past the endpoint timeout as it stops a list', async () => {
       const app = await serve(
         endpoint({
