@@ -272,14 +272,14 @@ export async function createService<Ctx = unknown>(
           return jsonText(200, text, { etag: etagOf(endpoint.resource, found.stored, text) });
         }
         case 'update': {
-          const updated = await records.update({ ...writeCall(request, ctx), id });
+          const updated = await records.update(writeCall(request, ctx, id));
           return json(200, updated.answer, { etag: updated.etag });
         }
         case 'delete':
-          await records.remove({ ...writeCall(request, ctx), id });
+          await records.remove(writeCall(request, ctx, id));
           return { status: 204, headers: {}, body: '' };
         default: {
-          const restored = await records.restore({ ...writeCall(request, ctx), id });
+          const restored = await records.restore(writeCall(request, ctx, id));
           return json(200, restored.answer, { etag: restored.etag });
         }
       }
@@ -376,8 +376,8 @@ function readsPrimary(request: ServiceRequest): boolean {
   return (Array.isArray(value) ? value[0] : value)?.trim().toLowerCase() === 'primary';
 }
 
-/** The parts of a request every write takes. */
-function writeCall(request: ServiceRequest, ctx: unknown): WriteCall {
+/** The parts of a request every write takes, and the record's id for the writes at `:id`. */
+function writeCall(request: ServiceRequest, ctx: unknown, id?: string): WriteCall {
   const header = (name: string) => {
     const value = request.headers[name];
     return Array.isArray(value) ? value[0] : value;
@@ -388,6 +388,7 @@ function writeCall(request: ServiceRequest, ctx: unknown): WriteCall {
     ifMatch: header('if-match'),
     ctx,
     log: request.log ?? fallbackLogger,
+    id,
   };
 }
 

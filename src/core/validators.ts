@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { ServiceRequest, ServiceResponse } from './exchange.js';
+import { type ServiceRequest, type ServiceResponse, withHeaders } from './exchange.js';
 
 /**
  * A strong ETag of a text: its SHA-1, base64url. The one-shot `crypto.hash`: a `Hash` object per
@@ -84,14 +84,13 @@ export function withValidators(
     if (dependsOnCaller)
       return {
         ...response,
-        headers: { ...response.headers, ...personal, vary: varyOf(vary, personal.vary) },
+        headers: withHeaders(response.headers, personal, { vary: varyOf(vary, personal.vary) }),
       };
     if (vary === undefined || vary === response.headers.vary) return response;
-    return { ...response, headers: { ...response.headers, vary } };
+    return { ...response, headers: withHeaders(response.headers, { vary }) };
   }
   const etag = response.headers.etag ?? digestTag(response.body);
-  const caching = dependsOnCaller ? personalCaching : sharedCaching;
-  const headers: Record<string, string> = { ...response.headers, ...caching, etag };
+  const headers = withHeaders(response.headers, dependsOnCaller ? personalCaching : sharedCaching, { etag });
   if (dependsOnCaller) headers.vary = varyOf(vary, personalCaching.vary);
   else if (vary) headers.vary = vary;
   const ifNoneMatch = request.headers['if-none-match'];

@@ -6,6 +6,7 @@ import {
   type ServiceLogger,
   type ServiceRequest,
   type ServiceResponse,
+  withHeaders,
 } from '../core/exchange.js';
 import { readNodeBody } from './body.js';
 
@@ -45,6 +46,9 @@ export async function writeNodeResponse(response: ServerResponse, answer: Servic
     response.end();
     return;
   }
-  response.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+  response.writeHead(
+    status,
+    withHeaders<string | number>(headers, { 'content-length': Buffer.byteLength(body) }),
+  );
   response.end(body);
 }

@@ -16,7 +16,8 @@ export async function lengthAwareAnswer(
   const { plan, ctx, options, path, rawQuery } = request;
   const { rows, total } = await countedPage(state, request);
   const records = await state.shape(plan, rows, ctx, options);
-  return json(200, lengthAwarePage(records, { ...plan.mode, total, path, rawQuery }));
+  const { page, perPage } = plan.mode;
+  return json(200, lengthAwarePage(records, { page, perPage, total, path, rawQuery }));
 }
 
 const countOf = (rows: Row[]) => Number(rows[0]?.total ?? 0);

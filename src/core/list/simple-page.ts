@@ -15,5 +15,5 @@ export async function simpleAnswer(
   )(state.queries.rows(plan, { limit: perPage + 1, offset: (page - 1) * perPage }, ctx));
   const hasMore = rows.length > perPage;
   const records = await state.shape(plan, rows.slice(0, perPage), ctx, options);
-  return json(200, simplePage(records, { ...plan.mode, hasMore, path, rawQuery }));
+  return json(200, simplePage(records, { page, perPage, hasMore, path, rawQuery }));
 }
