@@ -14,7 +14,7 @@ import { readNodeBody } from './body.js';
 export function fromNodeRequest(
   request: IncomingMessage,
   response: ServerResponse,
-  log?: ServiceLogger,
+  log: ServiceLogger,
 ): ServiceRequest {
   return {
     method: request.method ?? 'GET',
@@ -23,7 +23,7 @@ export function fromNodeRequest(
     protocol: (request.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
     body: (limit) => readNodeBody(request, limit),
     signal: closedBeforeAnswer(response),
-    ...(log && { log }),
+    log,
   };
 }
 
@@ -31,24 +31,27 @@ export function fromNodeRequest(
 const bodiless = new Set([204, 304]);
 
 /**
- * The core's response on Node's response: a text with its length, a stream piped (and stopped, its
- * rows' query with it, when the client goes away).
+ * The core's response on Node's response: a text with its length, written at once; a stream piped
+ * (and stopped, its rows' query with it, when the client goes away), whose end the promise tells.
  */
-export async function writeNodeResponse(response: ServerResponse, answer: ServiceResponse): Promise<void> {
+export function writeNodeResponse(
+  response: ServerResponse,
+  answer: ServiceResponse,
+): Promise<void> | undefined {
   const { status, headers, body } = answer;
   if (typeof body !== 'string') {
     response.writeHead(status, headers);
-    await pipeline(Readable.from(body), response);
-    return;
+    return pipeline(Readable.from(body), response);
   }
   if (bodiless.has(status)) {
     response.writeHead(status, headers);
     response.end();
-    return;
+    return undefined;
   }
   response.writeHead(
     status,
     withHeaders<string | number>(headers, { 'content-length': Buffer.byteLength(body) }),
   );
   response.end(body);
+  return undefined;
 }
