@@ -29,7 +29,7 @@ export interface ClientSignal {
 interface NodeResponse {
   readonly destroyed: boolean;
   readonly writableFinished: boolean;
-  once(event: 'close', listener: () => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
 }
 
 /**
@@ -46,7 +46,8 @@ class ResponseSignal implements ClientSignal {
 
   addEventListener(_type: 'abort', listener: () => void): void {
     const { response } = this;
-    response.once('close', () => {
+    // `on`, not `once`: a response closes once, and `once` wraps every listener in a bound function.
+    response.on('close', () => {
       if (!response.writableFinished) listener();
     });
   }
@@ -100,9 +101,14 @@ export interface ServiceRoute {
  */
 export function withHeaders<V extends string | number = string>(
   headers: Readonly<Record<string, V>>,
-  ...added: readonly Readonly<Record<string, V>>[]
+  added: Readonly<Record<string, V>>,
+  more?: Readonly<Record<string, V>>,
 ): Record<string, V> {
-  return Object.assign({}, headers, ...added);
+  const merged: Record<string, V> = {};
+  for (const name in headers) merged[name] = headers[name] as V;
+  for (const name in added) merged[name] = added[name] as V;
+  if (more) for (const name in more) merged[name] = more[name] as V;
+  return merged;
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';

@@ -13,6 +13,10 @@ export interface OriginOptions {
   readonly trustedHosts?: readonly string[];
 }
 
+/** Host headers already found valid, per set of options (each service's): the checks run once each. */
+const MAX_KNOWN_HOSTS = 64;
+const knownHosts = new WeakMap<OriginOptions, Set<string>>();
+
 /**
  * The base of page links. Without `publicUrl` it comes from the Host header, which the client writes:
  * a value that is not a plain host[:port] (`evil.example:1@x`), or a host outside `trustedHosts`, is
@@ -22,10 +26,19 @@ export function linkBase(options: OriginOptions, request: ServiceRequest): strin
   if (options.publicUrl) return options.publicUrl.replace(/\/$/, '');
   const header = request.headers[':authority'] ?? request.headers.host;
   const host = (Array.isArray(header) ? header[0] : header) ?? '';
-  const name = host.replace(/:\d+$/, '').toLowerCase();
-  if (!hostHeader.test(host))
-    throw RequestError.single(400, 'host', 'The Host header must be a host name with an optional port.');
-  if (options.trustedHosts && !options.trustedHosts.some((trusted) => trusted.toLowerCase() === name))
-    throw RequestError.single(400, 'host', `The host "${name}" is not served here.`);
+  let known = knownHosts.get(options);
+  if (!known) {
+    known = new Set();
+    knownHosts.set(options, known);
+  }
+  if (!known.has(host)) {
+    const name = host.replace(/:\d+$/, '').toLowerCase();
+    if (!hostHeader.test(host))
+      throw RequestError.single(400, 'host', 'The Host header must be a host name with an optional port.');
+    if (options.trustedHosts && !options.trustedHosts.some((trusted) => trusted.toLowerCase() === name))
+      throw RequestError.single(400, 'host', `The host "${name}" is not served here.`);
+    // Bounded: a client sending a new Host each time is checked each time, and grows nothing.
+    if (known.size < MAX_KNOWN_HOSTS) known.add(host);
+  }
   return `${request.protocol ?? 'http'}://${host}`;
 }

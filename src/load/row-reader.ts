@@ -32,20 +32,30 @@ export function rowReader(resource: ResolvedResource, only?: readonly string[]):
 
 /** Readers of column subsets kept per resource: generated code, too costly to make per request. */
 const MAX_SUBSET_READERS = 100;
-const subsetReaders = new WeakMap<ResolvedResource, BoundedMap<string, RowReader>>();
+/**
+ * A resource's subset readers: by the names joined, and by the list itself — a cached plan hands the
+ * same list to every request, which then finds its reader without joining the names into a key.
+ */
+const subsetReaders = new WeakMap<
+  ResolvedResource,
+  { byNames: BoundedMap<string, RowReader>; byList: WeakMap<readonly string[], RowReader> }
+>();
 
 /** The reader of these columns of a resource (a subset a request's fields chose), made once. */
 export function subsetReader(resource: ResolvedResource, only: readonly string[]): RowReader {
   let readers = subsetReaders.get(resource);
   if (!readers) {
-    readers = new BoundedMap(MAX_SUBSET_READERS);
+    readers = { byNames: new BoundedMap(MAX_SUBSET_READERS), byList: new WeakMap() };
     subsetReaders.set(resource, readers);
   }
+  const known = readers.byList.get(only);
+  if (known) return known;
   const key = only.join(',');
-  let reader = readers.get(key);
+  let reader = readers.byNames.get(key);
   if (!reader) {
     reader = rowReader(resource, only);
-    readers.set(key, reader);
+    readers.byNames.set(key, reader);
   }
+  readers.byList.set(only, reader);
   return reader;
 }
