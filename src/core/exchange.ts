@@ -96,8 +96,9 @@ export interface ServiceRoute {
 /**
  * Headers with more added (later ones win), as a new object. Not `{ ...headers, name: value }`: on
  * Node 20's V8 an object spread followed by a key it did not copy makes a new hidden class on every
- * call — about 0.45 µs each, and garbage for the old generation — where `Object.assign` onto a fresh
- * object follows the cached transitions (docs/benchmarks.md).
+ * call — about 0.45 µs each, and garbage for the old generation — where keys stored one by one onto a
+ * fresh object follow the cached transitions (docs/benchmarks.md). A loop rather than
+ * `Object.assign({}, ...sources)`: spreading the sources into the call showed in profiles too.
  */
 export function withHeaders<V extends string | number = string>(
   headers: Readonly<Record<string, V>>,
