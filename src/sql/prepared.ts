@@ -247,6 +247,21 @@ export class SlottedStatement {
 /** Shapes kept per endpoint; past this the oldest is dropped (a client varying its filters cannot grow memory). */
 const DEFAULT_MAX_SHAPES = 500;
 
+/** A cached plan's page statement bound once, with the cut it was bound for. */
+interface BoundRows {
+  readonly limit: number | undefined;
+  readonly offset: number | undefined;
+  readonly reverse: boolean | undefined;
+  readonly statement: Statement;
+}
+
+/** Page statements kept per plan: its URL asks for one page; a stream or an oversized probe adds a few. */
+const MAX_BOUND_ROWS = 4;
+
+/** A statement that is handed to every request of its plan: frozen, so no reader can change it for the next. */
+const shared = (statement: Statement): Statement =>
+  Object.freeze({ sql: statement.sql, parameters: Object.freeze(statement.parameters.slice()) });
+
 /**
  * The SQL of an endpoint's lists, compiled once per request shape (filters, operators, sort, page form)
  * and reused with each request's values: building and compiling a Kysely query costs more than the rest
@@ -267,6 +282,13 @@ export class PreparedQueries {
     QueryShape,
     Map<string, { readonly keys: readonly FieldTarget[]; readonly shape: CompiledShape }>
   >();
+  /**
+   * A cached plan's page and count statements, bound: a plan is immutable and its SQL depends on its
+   * key alone (`compiled(…).cached`), so the statement of a repeated URL — a list's first page, a polled
+   * view — is the same every time and skips the templater's walk, key and lookup.
+   */
+  private readonly boundRows = new WeakMap<QueryShape, BoundRows[]>();
+  private readonly boundCounts = new WeakMap<QueryShape, Statement>();
 
   constructor(
     private readonly db: DynamicDb,
@@ -282,10 +304,17 @@ export class PreparedQueries {
 
   /** `count(*)` of the filtered records. */
   count(plan: QueryShape, ctx: unknown): Statement {
+    const known = this.boundCounts.get(plan);
+    if (known) return known;
     const templater = new Templater();
     templater.mark('count');
     const shape = templater.shape(plan, this.reuse);
-    return this.prepare(templater, () => this.compiler(shape, ctx).countQuery().compile());
+    const compiled = this.compiled(templater, () => this.compiler(shape, ctx).countQuery().compile());
+    const statement = bindValues(compiled.shape, templater.values);
+    if (!compiled.cached) return statement;
+    const kept = shared(statement);
+    this.boundCounts.set(plan, kept);
+    return kept;
   }
 
   /** `count(*)` of at most `limit` filtered records (the first step of an `exactUpTo` total). */
@@ -314,11 +343,28 @@ export class PreparedQueries {
 
   /** A page of records (or all of them) in the plan's order. */
   rows(plan: QueryShape, options: RowsOptions, ctx: unknown): Statement {
+    const { limit, offset, reverse, after } = options;
+    // A page after a cursor binds the cursor's values: those differ from request to request.
+    const bound = after === undefined ? this.boundRows.get(plan) : undefined;
+    if (bound)
+      for (const known of bound)
+        if (known.limit === limit && known.offset === offset && known.reverse === reverse)
+          return known.statement;
     const templater = new Templater();
     templater.mark('rows');
     const shape = templater.shape(plan, this.reuse);
     const rowsOptions = templater.rows(options);
-    return this.prepare(templater, () => this.compiler(shape, ctx).rowsQuery(rowsOptions).compile());
+    const compiled = this.compiled(templater, () =>
+      this.compiler(shape, ctx).rowsQuery(rowsOptions).compile(),
+    );
+    const statement = bindValues(compiled.shape, templater.values);
+    if (!compiled.cached || after !== undefined) return statement;
+    const kept = bound ?? [];
+    if (kept.length >= MAX_BOUND_ROWS) kept.shift();
+    const remembered = { limit, offset, reverse, statement: shared(statement) };
+    kept.push(remembered);
+    if (!bound) this.boundRows.set(plan, kept);
+    return remembered.statement;
   }
 
   /**

@@ -215,6 +215,15 @@ function outcome(make: () => Statement): Statement | RequestError {
   }
 }
 
+/** Cuts asked of one plan besides its own: another page, another size, the other direction. */
+const otherCuts: RowsOptions[] = [
+  { limit: 5 },
+  { limit: 5, offset: 10 },
+  { limit: 5, offset: 20 },
+  { limit: 6, offset: 10 },
+  { limit: 5, reverse: true },
+];
+
 describe('prepared shapes', () => {
   const connections: Connection[] = [];
   afterAll(async () => {
@@ -264,6 +273,11 @@ describe('prepared shapes', () => {
               expect(outcome(() => prepared.one(plan, key, [7], undefined))).toEqual(
                 outcome(() => fresh.one(plan, key, [7], undefined)),
               );
+              // Other cuts of the same plan: a page statement bound for one cut is not another's.
+              for (const other of otherCuts)
+                expect(outcome(() => prepared.rows(plan, other, undefined))).toEqual(
+                  outcome(() => fresh.rows(plan, other, undefined)),
+                );
             }
             // The first plan's filters with this one's sort, trashed flag or counts (a cursor's page
             // shares its plan's filters): the walk of the first is not taken for them.
