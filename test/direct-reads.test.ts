@@ -1,9 +1,12 @@
+import { get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
-import type { ServiceConfig } from '../src/resource/policy.js';
+import { STREAM_BATCH } from '../src/core/list/all-records.js';
+import { defineEndpoint, defineResource, type ServiceConfig } from '../src/resource/policy.js';
 import { buildService, type ServiceOptions } from '../src/server/standalone.js';
 import { dialects } from './support/databases.js';
 import { editorContext, testEndpoints, useService } from './support/service.js';
@@ -30,6 +33,30 @@ async function fetched(base: string, url: string, headers: Record<string, string
     if (!connectionHeaders.has(name)) kept[name] = value;
   });
   return { status: response.status, headers: kept, body: await response.text() };
+}
+
+/**
+ * An answer read to its end or to where the server broke it off: `complete` is false when the
+ * connection closed before the body's last chunk.
+ */
+function readToClose(
+  base: string,
+  url: string,
+): Promise<{ status: number; body: string; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    get(`${base}${url}`, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      // A body broken off is an `error` on the response (ECONNRESET), which is what is expected here.
+      response.on('error', () => {});
+      response.on('close', () =>
+        resolve({ status: response.statusCode ?? 0, body, complete: response.complete }),
+      );
+    }).on('error', reject);
+  });
 }
 
 /** A server of `options` listening on a port, with a count of the requests Fastify's hooks saw. */
@@ -129,6 +156,82 @@ for (const dialect of dialects) {
       const through = viaFastify.seen();
       await fetched(viaFastify.base, '/api/users/1');
       expect(viaFastify.seen()).toBe(through + 1);
+    });
+
+    it('breaks off an export that fails after its first batch, as Fastify does, logs why, and serves on', async () => {
+      // A table of its own: the first batch (read before the answer starts) and 50 rows after it,
+      // whose records a `response` transformer refuses, so the failure comes after the headers.
+      const { db } = svc.conn;
+      await sql`create table stream_faults (id integer primary key, label varchar(20) not null)`.execute(db);
+      const rows = Array.from({ length: STREAM_BATCH + 50 }, (_, i) => ({
+        id: i + 1,
+        label: `row ${i + 1}`,
+      }));
+      for (let at = 0; at < rows.length; at += 250)
+        await db
+          .insertInto('stream_faults')
+          .values(rows.slice(at, at + 250))
+          .execute();
+      const faults: ServiceConfig = {
+        resources: [
+          defineResource({
+            name: 'stream_faults',
+            table: 'stream_faults',
+            columns: { id: 'integer', label: 'string' },
+          }),
+        ],
+        endpoints: [
+          defineEndpoint({
+            resource: 'stream_faults',
+            allowedSorts: ['id'],
+            allowAll: 'unlimited',
+            response: (record) => {
+              if (Number(record.id) > STREAM_BATCH) throw new Error('the transformer refused a record');
+              return record;
+            },
+          }),
+        ],
+      };
+      const lines: string[] = [];
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      });
+      for (const directReads of [true, false]) {
+        const server = await started({
+          config: faults,
+          connection: svc.conn,
+          directReads,
+          logger: { level: 'warn', stream: sink },
+        });
+        try {
+          const broken = await readToClose(server.base, '/api/stream_faults?all=true&format=csv&sort=id');
+          expect(broken.status).toBe(200);
+          // Not a 500 written into a body that has begun, nor a hang: the connection closes early.
+          expect(broken.complete).toBe(false);
+          expect(broken.body.startsWith('id,label\r\n1,row 1\r\n')).toBe(true);
+          expect(broken.body).not.toContain(`${STREAM_BATCH + 1},`);
+          const whole = await readToClose(server.base, '/api/stream_faults?per_page=2&sort=id');
+          expect(whole).toMatchObject({ status: 200, complete: true });
+          expect(JSON.parse(whole.body).data).toEqual([rows[0], rows[1]]);
+        } finally {
+          await server.app.close();
+        }
+        // Both paths log why, at warn, in the same words (Fastify's).
+        const said = lines
+          .splice(0)
+          .map((line) => JSON.parse(line) as { level: number; msg: string; err?: { message: string } });
+        expect(said, String(directReads)).toContainEqual(
+          expect.objectContaining({
+            level: 40,
+            msg: 'response terminated with an error with headers already sent',
+            err: expect.objectContaining({ message: 'the transformer refused a record' }),
+          }),
+        );
+      }
+      await sql`drop table stream_faults`.execute(db);
     });
 
     it('is not taken where Fastify adds to the answer: CORS, a request log', async () => {

@@ -2,6 +2,15 @@ import type { RequestListener } from 'node:http';
 import { json, type ServiceLogger } from '../core/exchange.js';
 import type { ResourceService } from '../core/service.js';
 import { fromNodeRequest, writeNodeResponse } from '../hosts/node.js';
+import { QueryCancelled } from '../sql/dialect.js';
+
+/**
+ * Errors of an answer whose client went away: its connection closed under the stream, or its
+ * statements were stopped because it left. Nothing failed on the service's side.
+ */
+const departed = (error: unknown): boolean =>
+  error instanceof QueryCancelled ||
+  ['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE'].includes((error as { code?: string })?.code ?? '');
 
 /**
  * The standalone server's short way for the service's reads: a GET under the service's prefix goes
@@ -29,10 +38,15 @@ export function directReads(
     // One handler for the answer and one for a failure, without a promise per step: this is the
     // path of every cheap read (docs/benchmarks.md).
     const failed = (error: unknown) => {
-      // A client that left while its answer streamed is no failure; anything else is logged.
-      if (response.destroyed) return;
+      // A client that left while its answer streamed is no failure; anything else is logged. A body
+      // that fails after its headers (a stream's later batch) can only be broken off: the pipeline has
+      // destroyed the response already, and the log says why, in Fastify's words and at its level.
+      if (departed(error)) return;
+      if (response.headersSent || response.destroyed) {
+        log.warn({ err: error }, 'response terminated with an error with headers already sent');
+        return void response.destroy();
+      }
       log.error({ err: error }, 'answering a read failed');
-      if (response.headersSent) return void response.destroy();
       const message = 'Internal server error.';
       try {
         writeNodeResponse(response, json(500, { message, errors: {} }));
