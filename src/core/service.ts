@@ -121,10 +121,11 @@ export async function createService<Ctx = unknown>(
           primary: readsPrimary(request),
           accept: request.headers.accept,
         });
-      const listRun: Run = async (request, ctx, rawQuery) => {
+      // Not `async`: an async function that returns a promise adopts it through extra turns of the
+      // microtask queue, on every list request. A throw here is the caller's, who awaits in a `try`.
+      const listRun: Run = (request, ctx, rawQuery) => {
         const access = may('list', ctx);
-        if (access) await access;
-        return listed(request, ctx, rawQuery);
+        return access ? access.then(() => listed(request, ctx, rawQuery)) : listed(request, ctx, rawQuery);
       };
       listRuns.add(listRun);
       serve(path, 'GET', listRun);

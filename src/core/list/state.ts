@@ -28,8 +28,12 @@ export interface ListState {
   readonly estimates: boolean;
   /** Whether the endpoint's `response` transformer changes what a record answers. */
   readonly transforms: boolean;
-  /** Rows → records with counts and includes, then through the endpoint's `response` transformer. */
-  shape(plan: ListPlan, rows: Row[], ctx: unknown, options: ReadOptions): Promise<unknown[]>;
+  /**
+   * Rows → records with counts and includes, then through the endpoint's `response` transformer. The
+   * records themselves where there is no include to load: an async function's promise and resumption
+   * are made only for a page that waits for its includes.
+   */
+  shape(plan: ListPlan, rows: Row[], ctx: unknown, options: ReadOptions): unknown[] | Promise<unknown[]>;
 }
 
 /** One request once its plan is known: who asks, how its statements run, and where its links point. */
@@ -56,7 +60,12 @@ export function prepareList(endpoint: CompiledEndpoint, connection: Connection):
   const transform = (records: ResourceRecord[], ctx: unknown): unknown[] =>
     respond ? records.map((record) => respond(record, ctx)) : records;
 
-  async function shape(plan: ListPlan, rows: Row[], ctx: unknown, options: ReadOptions): Promise<unknown[]> {
+  function shape(
+    plan: ListPlan,
+    rows: Row[],
+    ctx: unknown,
+    options: ReadOptions,
+  ): unknown[] | Promise<unknown[]> {
     // Some fields: the records hold only those (the transformer receives what was selected); the
     // keys the includes need were read too, and are taken from the rows.
     const answered = plan.columns && plan.fields.get('');
@@ -69,18 +78,17 @@ export function prepareList(endpoint: CompiledEndpoint, connection: Connection):
       }
       return record;
     });
-    if (plan.includes.length > 0)
-      await loadIncludes(
-        connection,
-        endpoint.resource,
-        plan.includes,
-        records,
-        ctx,
-        options,
-        plan.fields,
-        answered && rows,
-      );
-    return transform(records, ctx);
+    if (plan.includes.length === 0) return transform(records, ctx);
+    return loadIncludes(
+      connection,
+      endpoint.resource,
+      plan.includes,
+      records,
+      ctx,
+      options,
+      plan.fields,
+      answered && rows,
+    ).then(() => transform(records, ctx));
   }
 
   // Decided once: it walks the resource's relations, which no request changes.
