@@ -415,6 +415,8 @@ function relationsOf(
 
 /** A path segment as the client meant it; one that does not decode is an id no record has. */
 function decodeSegment(segment: string, resource: string): string {
+  // Most ids have no escape: decoding them would only cost a call and a try.
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -375,7 +375,8 @@ export class PreparedQueries {
   one(plan: QueryShape, keys: readonly FieldTarget[], values: readonly Scalar[], ctx: unknown): Statement {
     // The same plan (a cached one: the record's query string) with key values of the same classes is
     // the same statement: bound at once, without building its key again (a read-one's path is short).
-    const classes = values.map(classOf).join(',');
+    // One key column, the common case: its class is the key, without an array and a join.
+    const classes = values.length === 1 ? classOf(values[0] as Scalar) : values.map(classOf).join(',');
     const known = this.ones.get(plan)?.get(classes);
     if (known?.keys === keys) return bindValues(known.shape, values);
     const templater = new Templater();
