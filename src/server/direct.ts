@@ -42,11 +42,13 @@ export function directReads(
       // that fails after its headers (a stream's later batch) can only be broken off: the pipeline has
       // destroyed the response already, and the log says why, in Fastify's words and at its level.
       if (departed(error)) return;
-      if (response.headersSent || response.destroyed) {
+      if (response.headersSent) {
         log.warn({ err: error }, 'response terminated with an error with headers already sent');
         return void response.destroy();
       }
       log.error({ err: error }, 'answering a read failed');
+      // Destroyed before its headers went out: there is no one to answer.
+      if (response.destroyed) return;
       const message = 'Internal server error.';
       try {
         writeNodeResponse(response, json(500, { message, errors: {} }));
