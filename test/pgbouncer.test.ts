@@ -145,6 +145,26 @@ describe('through PgBouncer in transaction mode (postgres)', () => {
     expect((await viaBouncer.inject({ url: '/api/comments-rw/3' })).statusCode).toBe(404);
   });
 
+  it('keeps no named statement across transactions (1.18): a read refused for that is sent again unnamed', async () => {
+    // A pool of its own: its first named statements meet server connections that other clients used.
+    const fresh = connect(urlAt(topology.pgbouncerPort, name), { poolSize: 4 });
+    const host = await startHost('standalone', config, fresh);
+    try {
+      const urls = Array.from(
+        { length: 40 },
+        (_, i) => `/api/users?per_page=${1 + (i % 4)}&sort=${i % 2 ? 'name' : '-created_at'}`,
+      );
+      const answers = await Promise.all(urls.map((url) => host.inject({ url })));
+      for (const [i, answer] of answers.entries()) {
+        expect(answer.statusCode, answer.body).toBe(200);
+        expect(answer.json()).toEqual((await viaDirect.inject({ url: urls[i] as string })).json());
+      }
+    } finally {
+      await host.close();
+      await fresh.close();
+    }
+  });
+
   it('serves many concurrent requests over fewer server connections', async () => {
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>

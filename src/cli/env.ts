@@ -66,6 +66,8 @@ export function databaseServerIsLocal(databaseUrl: string): boolean {
  *   database; without `DATABASE_POOL_SIZE` each worker's pool is `floor(total / workers)`.
  * - `DATABASE_READ_URLS`: read replicas, separated by commas or spaces.
  * - `DATABASE_READ_RETRY_MS` (default 5000): how long a replica that failed is left out.
+ * - `DATABASE_PREPARED_STATEMENTS` (`true` or `false`, default true): PostgreSQL reads as named
+ *   prepared statements.
  */
 export function connectOptionsFrom(env: NodeJS.ProcessEnv, workers = 1): ConnectionOptions {
   const options: ConnectionOptions = {};
@@ -97,6 +99,12 @@ export function connectOptionsFrom(env: NodeJS.ProcessEnv, workers = 1): Connect
     if (!/^\d{1,7}$/.test(retry))
       throw new Error(`DATABASE_READ_RETRY_MS must be a number of milliseconds (got "${retry}").`);
     options.replicaRetryMs = Number(retry);
+  }
+  const prepared = env.DATABASE_PREPARED_STATEMENTS;
+  if (prepared !== undefined && prepared !== '') {
+    if (prepared !== 'true' && prepared !== 'false')
+      throw new Error(`DATABASE_PREPARED_STATEMENTS must be true or false (got "${prepared}").`);
+    options.preparedStatements = prepared === 'true';
   }
   return options;
 }

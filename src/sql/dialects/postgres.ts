@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import type { Refusal } from '../../errors/refusal.js';
@@ -159,6 +160,43 @@ function checkout(
   });
 }
 
+/**
+ * Reads go to PostgreSQL as named prepared statements: each connection parses a statement once, and
+ * then only binds and executes it, which takes the parse (and, once PostgreSQL settles on a generic
+ * plan, the planning) off every cheap request — the database's CPU on the same cores as the service's
+ * (docs/benchmarks.md). A name is the digest of the text, so one name means one text in every process
+ * of the service: a pooler that hands a statement to another client's server connection can only run
+ * the same SQL. At most `NAMED_STATEMENTS_MAX` texts get names (the first ones met, usually a
+ * service's every shape), so no connection holds more; later ones are sent unnamed.
+ */
+const NAMED_STATEMENTS_MAX = 256;
+
+/**
+ * SQLSTATEs of a named statement the server connection does not keep: a pooler in transaction mode
+ * that hands each statement to any server connection (PgBouncer before 1.21, or without
+ * `max_prepared_statements`) answers 26000 (does not exist) or 42P05 (already exists).
+ */
+const NOT_KEPT = new Set(['26000', '42P05']);
+
+/** 0A000 on a statement prepared before its table changed the type of a column it reads. */
+const staleStatement = (error: { code?: string; message?: string }) =>
+  error.code === '0A000' && /cached plan must not change result type/.test(error.message ?? '');
+
+/** The names of one pool's statements, and whether its connections keep them. */
+class StatementNames {
+  private readonly names = new Map<string, string>();
+  constructor(public kept: boolean) {}
+
+  of(text: string): string | undefined {
+    if (!this.kept) return undefined;
+    const known = this.names.get(text);
+    if (known !== undefined || this.names.size >= NAMED_STATEMENTS_MAX) return known;
+    const name = `rqs_${hash('sha1', text, 'base64url')}`;
+    this.names.set(text, name);
+    return name;
+  }
+}
+
 const jsonb = (column: unknown) => sql`(${column})::jsonb`;
 // A chain of `->` (keys bound as text) rather than `#>` with a text[] path: about 10 % less time per
 // row scanned (a JSON filter without an index reads every row), the same result.
@@ -263,6 +301,7 @@ export const postgres: SqlDialect = {
       Client: UtcClient,
       types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
     });
+    const names = new StatementNames(options?.preparedStatements ?? true);
     /** When each pooled client last finished a request (absent: new, never checked). */
     const lastUsed = new WeakMap<pg.PoolClient, number>();
     pool.on('release', (_error, client) => lastUsed.set(client, Date.now()));
@@ -289,22 +328,34 @@ export const postgres: SqlDialect = {
       // as in pg's own `pool.query`; awaiting first cost the benchmark's fast queries ~10 %.
       run: (statement, runOptions) =>
         new Promise((resolve, reject) => {
-          if (runOptions?.departure?.left) return reject(new QueryCancelled());
-          checkout(pool, lastUsed, acquireTimeoutMs, (connectError, client) => {
-            if (connectError || !client) return reject(connectError);
-            // Still waiting for a connection when its client went away: nothing to run.
-            if (runOptions?.departure?.left) {
-              client.release();
-              return reject(new QueryCancelled());
-            }
-            const watch = watchRun(runOptions, () => stopStatement(client));
-            client.query(statement.sql, statement.parameters as unknown[], (error, result) => {
-              // A connection that was stopped, or failed, is closed rather than handed to the next request.
-              client.release(watch.done() || error ? true : undefined);
-              if (error) reject(watch.explain(error));
-              else resolve(result.rows);
+          const attempt = (name: string | undefined) => {
+            if (runOptions?.departure?.left) return reject(new QueryCancelled());
+            checkout(pool, lastUsed, acquireTimeoutMs, (connectError, client) => {
+              if (connectError || !client) return reject(connectError);
+              // Still waiting for a connection when its client went away: nothing to run.
+              if (runOptions?.departure?.left) {
+                client.release();
+                return reject(new QueryCancelled());
+              }
+              const watch = watchRun(runOptions, () => stopStatement(client));
+              const query = { name, text: statement.sql, values: statement.parameters as unknown[] };
+              client.query(query, (error: (Error & { code?: string }) | null, result) => {
+                const stopped = watch.done();
+                // A connection that was stopped, or failed, is closed rather than handed to the next
+                // request: with it go the statements it had prepared.
+                client.release(stopped || error ? true : undefined);
+                if (!error) return resolve(result.rows);
+                // A read is safe to send again. Statements the connections do not keep are not named
+                // again by this pool; a stale one went with its connection.
+                if (name && !stopped && (NOT_KEPT.has(error.code ?? '') || staleStatement(error))) {
+                  if (NOT_KEPT.has(error.code ?? '')) names.kept = false;
+                  return attempt(undefined);
+                }
+                reject(watch.explain(error));
+              });
             });
-          });
+          };
+          attempt(names.of(statement.sql));
         }),
     };
   },
