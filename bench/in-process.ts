@@ -10,9 +10,11 @@
  * sides with a pool of 10.
  */
 import { hash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { closedBeforeAnswer } from '../src/core/exchange.js';
 import { createService } from '../src/core/service.js';
 import { simplePage } from '../src/respond/simple-and-cursor.js';
 import { connect } from '../src/sql/connect.js';
@@ -106,8 +108,12 @@ const written = (body: unknown) => {
 };
 
 const cases = {
-  Q12: async () => written(reads.record(await reads.readOne(READ_ONE_ID))).text,
+  Q12: async () => {
+    response();
+    return written(reads.record(await reads.readOne(READ_ONE_ID))).text;
+  },
   Q13: async () => {
+    response();
     const rows = await reads.sparse(16);
     const [path, rawQuery = ''] = benchQueries.Q13.split('?');
     const page = simplePage(rows.slice(0, 15), {
@@ -120,13 +126,24 @@ const cases = {
     return written(page).text;
   },
 };
+/**
+ * What a Node host passes as the request's signal: its response, whose close is the client's
+ * departure. An emitter per request on both sides (the hand-written one only makes it), as each
+ * request over HTTP has its response; with it the service pays for watching the client, as it does
+ * over HTTP.
+ */
+const response = () => Object.assign(new EventEmitter(), { destroyed: false, writableFinished: false });
+const SIGNAL = process.env.IN_PROCESS_SIGNAL !== '0';
+
 /** The service's answer of a URL, as a host would ask for it. */
 const served = (path: string) => async () => {
+  const closing = response();
   const answer = await service.handle({
     method: 'GET',
     url: path,
     headers: { host: HOST, accept: '*/*', 'user-agent': 'bench' },
     protocol: 'http',
+    ...(SIGNAL && { signal: closedBeforeAnswer(closing) }),
   });
   if (answer?.status !== 200 || typeof answer.body !== 'string')
     throw new Error(`${path}: ${answer?.status} ${String(answer?.body)}`);

@@ -199,7 +199,7 @@ export const mysql: SqlDialect = {
         const options = currentStatementOptions();
         const callback = args[2];
         if (!options?.timeoutMs || typeof callback !== 'function') return query(...args);
-        const watch = watchRun(options, () => stopStatement(connection as PoolConnection));
+        const watch = watchRun(options, stopStatement, connection as PoolConnection);
         return query(args[0], args[1], (error: unknown, ...rest: unknown[]) => {
           watch.done();
           callback(error ? watch.explain(error) : error, ...rest);
@@ -227,7 +227,7 @@ export const mysql: SqlDialect = {
               connection.release();
               return reject(new QueryCancelled());
             }
-            const watch = watchRun(runOptions, () => stopStatement(connection));
+            const watch = watchRun(runOptions, stopStatement, connection);
             connection.query(statement.sql, statement.parameters as unknown[], (error, rows) => {
               // A stopped or failed connection is closed rather than handed to the next request.
               if (watch.done() || error) connection.destroy();

@@ -12,7 +12,9 @@ import {
   onceWithin,
   QueryCancelled,
   type Row,
+  type RunOptions,
   type SqlDialect,
+  type Statement,
   type TopPerParent,
   watchRun,
   withQuietRollback,
@@ -105,7 +107,7 @@ class UtcClient extends pg.Client {
     if (typeof args[args.length - 1] === 'function') return run();
     const options = currentStatementOptions();
     if (!options?.timeoutMs) return run();
-    const watch = watchRun(options, () => stopStatement(this));
+    const watch = watchRun(options, stopStatement, this);
     return (run() as Promise<unknown>).then(
       (result) => {
         watch.done();
@@ -312,6 +314,40 @@ export const postgres: SqlDialect = {
     // The same for a client that is checked out when its connection ends (a cut network, a restart):
     // pg emits 'error' on the client as well as failing its query, and an unheard 'error' ends the process.
     pool.on('connect', (client) => client.on('error', () => {}));
+    /** One read on a pooled connection, under `name` when it has one; sent again unnamed once if refused for it. */
+    const send = (
+      statement: Statement,
+      runOptions: RunOptions | undefined,
+      name: string | undefined,
+      resolve: (rows: Row[]) => void,
+      reject: (error: unknown) => void,
+    ): void => {
+      if (runOptions?.departure?.left) return reject(new QueryCancelled());
+      checkout(pool, lastUsed, acquireTimeoutMs, (connectError, client) => {
+        if (connectError || !client) return reject(connectError);
+        // Still waiting for a connection when its client went away: nothing to run.
+        if (runOptions?.departure?.left) {
+          client.release();
+          return reject(new QueryCancelled());
+        }
+        const watch = watchRun(runOptions, stopStatement, client);
+        const query = { name, text: statement.sql, values: statement.parameters as unknown[] };
+        client.query(query, (error: (Error & { code?: string }) | null, result) => {
+          const stopped = watch.done();
+          // A connection that was stopped, or failed, is closed rather than handed to the next
+          // request: with it go the statements it had prepared.
+          client.release(stopped || error ? true : undefined);
+          if (!error) return resolve(result.rows);
+          // A read is safe to send again. Statements the connections do not keep are not named
+          // again by this pool; a stale one went with its connection.
+          if (name && !stopped && (NOT_KEPT.has(error.code ?? '') || staleStatement(error))) {
+            if (NOT_KEPT.has(error.code ?? '')) names.kept = false;
+            return send(statement, runOptions, undefined, resolve, reject);
+          }
+          reject(watch.explain(error));
+        });
+      });
+    };
     /** The pool as Kysely sees it: the same checkout, idle check included. */
     const kyselyPool = {
       connect: () =>
@@ -327,36 +363,9 @@ export const postgres: SqlDialect = {
       // Callbacks, not async/await: the connection goes back to the pool the moment the answer is in,
       // as in pg's own `pool.query`; awaiting first cost the benchmark's fast queries ~10 %.
       run: (statement, runOptions) =>
-        new Promise((resolve, reject) => {
-          const attempt = (name: string | undefined) => {
-            if (runOptions?.departure?.left) return reject(new QueryCancelled());
-            checkout(pool, lastUsed, acquireTimeoutMs, (connectError, client) => {
-              if (connectError || !client) return reject(connectError);
-              // Still waiting for a connection when its client went away: nothing to run.
-              if (runOptions?.departure?.left) {
-                client.release();
-                return reject(new QueryCancelled());
-              }
-              const watch = watchRun(runOptions, () => stopStatement(client));
-              const query = { name, text: statement.sql, values: statement.parameters as unknown[] };
-              client.query(query, (error: (Error & { code?: string }) | null, result) => {
-                const stopped = watch.done();
-                // A connection that was stopped, or failed, is closed rather than handed to the next
-                // request: with it go the statements it had prepared.
-                client.release(stopped || error ? true : undefined);
-                if (!error) return resolve(result.rows);
-                // A read is safe to send again. Statements the connections do not keep are not named
-                // again by this pool; a stale one went with its connection.
-                if (name && !stopped && (NOT_KEPT.has(error.code ?? '') || staleStatement(error))) {
-                  if (NOT_KEPT.has(error.code ?? '')) names.kept = false;
-                  return attempt(undefined);
-                }
-                reject(watch.explain(error));
-              });
-            });
-          };
-          attempt(names.of(statement.sql));
-        }),
+        new Promise((resolve, reject) =>
+          send(statement, runOptions, names.of(statement.sql), resolve, reject),
+        ),
     };
   },
   // As text: an enum, a uuid or an address has no ILIKE of its own, and char(n) padding is cut off.
