@@ -103,8 +103,9 @@ class UtcClient extends pg.Client {
   override query(...args: any[]): any {
     // biome-ignore lint/suspicious/noExplicitAny: as above.
     const run = () => (super.query as (...a: any[]) => any).apply(this, args);
-    // The callback form is the service's own reads (`run`), which watch their statements themselves.
-    if (typeof args[args.length - 1] === 'function') return run();
+    // The service's own reads (`run`, which submits a Query; the idle check's callback form) watch
+    // their statements themselves.
+    if (typeof args[args.length - 1] === 'function' || typeof args[0]?.submit === 'function') return run();
     const options = currentStatementOptions();
     if (!options?.timeoutMs) return run();
     const watch = watchRun(options, stopStatement, this);
@@ -331,21 +332,28 @@ export const postgres: SqlDialect = {
           return reject(new QueryCancelled());
         }
         const watch = watchRun(runOptions, stopStatement, client);
-        const query = { name, text: statement.sql, values: statement.parameters as unknown[] };
-        client.query(query, (error: (Error & { code?: string }) | null, result) => {
-          const stopped = watch.done();
-          // A connection that was stopped, or failed, is closed rather than handed to the next
-          // request: with it go the statements it had prepared.
-          client.release(stopped || error ? true : undefined);
-          if (!error) return resolve(result.rows);
-          // A read is safe to send again. Statements the connections do not keep are not named
-          // again by this pool; a stale one went with its connection.
-          if (name && !stopped && (NOT_KEPT.has(error.code ?? '') || staleStatement(error))) {
-            if (NOT_KEPT.has(error.code ?? '')) names.kept = false;
-            return send(statement, runOptions, undefined, resolve, reject);
-          }
-          reject(watch.explain(error));
-        });
+        const query = new pg.Query(
+          statement.sql,
+          statement.parameters as unknown[],
+          (error: (Error & { code?: string }) | undefined, result) => {
+            const stopped = watch.done();
+            // A connection that was stopped, or failed, is closed rather than handed to the next
+            // request: with it go the statements it had prepared.
+            client.release(stopped || error ? true : undefined);
+            if (!error) return resolve(result.rows);
+            // A read is safe to send again. Statements the connections do not keep are not named
+            // again by this pool; a stale one went with its connection.
+            if (name && !stopped && (NOT_KEPT.has(error.code ?? '') || staleStatement(error))) {
+              if (NOT_KEPT.has(error.code ?? '')) names.kept = false;
+              return send(statement, runOptions, undefined, resolve, reject);
+            }
+            reject(watch.explain(error));
+          },
+        );
+        // Named after it is made: given a config object, pg copies it through property descriptors,
+        // about 2 µs of a page under load (docs/benchmarks.md); given the text, it copies nothing.
+        if (name) (query as unknown as { name: string }).name = name;
+        client.query(query);
       });
     };
     /** The pool as Kysely sees it: the same checkout, idle check included. */
