@@ -50,7 +50,7 @@ describe('named prepared statements (postgres)', () => {
   /** The statements the pool's one session has prepared that read `users`, with how often each ran. */
   const preparedOnUsers = (connection: Connection) =>
     connection.run({
-      sql: `select name, custom_plans + generic_plans as runs from pg_prepared_statements
+      sql: `select name, statement, custom_plans + generic_plans as runs from pg_prepared_statements
             where statement like '%from "users"%' and statement not like '%pg_prepared_statements%' order by name`,
       parameters: [],
     });
@@ -69,6 +69,29 @@ describe('named prepared statements (postgres)', () => {
       expect(String(statement.name)).toMatch(/^rqs_[\w-]{27}$/);
       expect(Number(statement.runs)).toBe(3);
     }
+  });
+
+  it('names read-one and lists without filter values, and sends a filtered list unnamed', async () => {
+    const { connection, app } = await serviceOn('prepared_which');
+    const urls = [
+      '/api/users/1',
+      '/api/users?pagination=cursor&sort=-created_at&per_page=3',
+      '/api/users?filter[status]=active&per_page=5',
+      '/api/users?filter[score][gte]=50&pagination=simple',
+    ];
+    for (const url of urls) {
+      const answer = await app.inject({ url });
+      expect(answer.statusCode, `${url}: ${answer.body}`).toBe(200);
+    }
+    await app.close();
+    const prepared = (await preparedOnUsers(connection)).map((row) => String(row.statement));
+    const filtered = /"status" = \$|"score" >= \$/;
+    // Read-one by its key, and the cursor page: the best plan is the same whatever the values.
+    expect(prepared.some((text) => /"id" = \$1/.test(text) && !/limit/i.test(text))).toBe(true);
+    expect(prepared.some((text) => /limit \$1$/.test(text) && !filtered.test(text))).toBe(true);
+    // A filter's value can change which plan is best (a rare status, a score most users pass):
+    // PostgreSQL plans those statements for their values, each time.
+    expect(prepared.filter((text) => filtered.test(text))).toEqual([]);
   });
 
   it('sends them unnamed with preparedStatements: false', async () => {

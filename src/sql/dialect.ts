@@ -29,6 +29,13 @@ export type DialectName = 'postgres' | 'mysql' | 'sqlite';
 export interface Statement {
   readonly sql: string;
   readonly parameters: readonly unknown[];
+  /**
+   * Run often, with values that do not change which plan is best: a key, a page's limit, offset or
+   * cursor, never a filter's value. The database may keep one plan for every run (PostgreSQL's named
+   * statements, `ConnectOptions.preparedStatements`); for a filter's value a plan made for the value
+   * is kept (docs/replicas-pgbouncer-workers.md).
+   */
+  readonly preparable?: boolean;
 }
 
 export type Row = Record<string, unknown>;

@@ -204,11 +204,11 @@ export interface CompiledShape {
   readonly parameters: readonly unknown[];
 }
 
-function bindValues(shape: CompiledShape, values: readonly unknown[]): Statement {
+function bindValues(shape: CompiledShape, values: readonly unknown[], preparable = false): Statement {
   const parameters = shape.parameters.map((parameter) =>
     parameter instanceof Param ? parameter.bind(values[parameter.index] as never) : parameter,
   );
-  return { sql: shape.sql, parameters };
+  return preparable ? { sql: shape.sql, parameters, preparable } : { sql: shape.sql, parameters };
 }
 
 /**
@@ -260,7 +260,7 @@ const MAX_BOUND_ROWS = 4;
 
 /** A statement that is handed to every request of its plan: frozen, so no reader can change it for the next. */
 const shared = (statement: Statement): Statement =>
-  Object.freeze({ sql: statement.sql, parameters: Object.freeze(statement.parameters.slice()) });
+  Object.freeze({ ...statement, parameters: Object.freeze(statement.parameters.slice()) });
 
 /**
  * The SQL of an endpoint's lists, compiled once per request shape (filters, operators, sort, page form)
@@ -310,7 +310,12 @@ export class PreparedQueries {
     templater.mark('count');
     const shape = templater.shape(plan, this.reuse);
     const compiled = this.compiled(templater, () => this.compiler(shape, ctx).countQuery().compile());
-    const statement = bindValues(compiled.shape, templater.values);
+    // No filter value bound: the count of every request of the plan has the same best plan.
+    const statement = bindValues(
+      compiled.shape,
+      templater.values,
+      compiled.keyed && templater.values.length === 0,
+    );
     if (!compiled.cached) return statement;
     const kept = shared(statement);
     this.boundCounts.set(plan, kept);
@@ -353,11 +358,13 @@ export class PreparedQueries {
     const templater = new Templater();
     templater.mark('rows');
     const shape = templater.shape(plan, this.reuse);
+    // Values bound so far are the filters'; the page's cut (limit, offset, cursor) comes next.
+    const filterValues = templater.values.length;
     const rowsOptions = templater.rows(options);
     const compiled = this.compiled(templater, () =>
       this.compiler(shape, ctx).rowsQuery(rowsOptions).compile(),
     );
-    const statement = bindValues(compiled.shape, templater.values);
+    const statement = bindValues(compiled.shape, templater.values, compiled.keyed && filterValues === 0);
     if (!compiled.cached || after !== undefined) return statement;
     const kept = bound ?? [];
     if (kept.length >= MAX_BOUND_ROWS) kept.shift();
@@ -378,13 +385,14 @@ export class PreparedQueries {
     // One key column, the common case: its class is the key, without an array and a join.
     const classes = values.length === 1 ? classOf(values[0] as Scalar) : values.map(classOf).join(',');
     const known = this.ones.get(plan)?.get(classes);
-    if (known?.keys === keys) return bindValues(known.shape, values);
+    if (known?.keys === keys) return bindValues(known.shape, values, true);
     const templater = new Templater();
     templater.mark('one');
     const shape = templater.keyed(templater.shape(plan, this.reuse), keys, values);
     const compiled = this.compiled(templater, () => this.compiler(shape, ctx).rowsQuery({}).compile());
     // Only where the key values are all the statement binds (no filter values) and the SQL is the key's.
-    if (compiled.cached && templater.values.length === values.length) {
+    const keyOnly = compiled.keyed && templater.values.length === values.length;
+    if (keyOnly && compiled.cached) {
       let byClasses = this.ones.get(plan);
       if (!byClasses) {
         byClasses = new Map();
@@ -392,7 +400,7 @@ export class PreparedQueries {
       }
       byClasses.set(classes, { keys, shape: compiled.shape });
     }
-    return bindValues(compiled.shape, templater.values);
+    return bindValues(compiled.shape, templater.values, keyOnly);
   }
 
   /**
@@ -452,8 +460,10 @@ export class PreparedQueries {
   private compiled(
     templater: Templater,
     compile: () => CompiledShape,
-  ): { readonly shape: CompiledShape; readonly cached: boolean } {
-    const cacheable = templater.cacheable && !this.callbacks && this.maxShapes > 0;
+  ): { readonly shape: CompiledShape; readonly cached: boolean; readonly keyed: boolean } {
+    // Its SQL depends on its key alone (no callback makes it): kept, unless nothing is kept.
+    const keyed = templater.cacheable && !this.callbacks;
+    const cacheable = keyed && this.maxShapes > 0;
     const key = cacheable ? templater.key : undefined;
     let shape = key === undefined ? undefined : this.shapes.get(key);
     if (!shape) {
@@ -461,6 +471,6 @@ export class PreparedQueries {
       shape = { sql: compiled.sql, parameters: compiled.parameters };
       if (key !== undefined) this.shapes.set(key, shape);
     }
-    return { shape, cached: cacheable };
+    return { shape, cached: cacheable, keyed };
   }
 }

@@ -372,7 +372,13 @@ export const postgres: SqlDialect = {
       // as in pg's own `pool.query`; awaiting first cost the benchmark's fast queries ~10 %.
       run: (statement, runOptions) =>
         new Promise((resolve, reject) =>
-          send(statement, runOptions, names.of(statement.sql), resolve, reject),
+          send(
+            statement,
+            runOptions,
+            statement.preparable ? names.of(statement.sql) : undefined,
+            resolve,
+            reject,
+          ),
         ),
     };
   },
