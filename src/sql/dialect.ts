@@ -275,7 +275,8 @@ export interface ConnectOptions {
    */
   acquireTimeoutMs?: number;
   /**
-   * PostgreSQL: send reads as named prepared statements, parsed once per connection (default true).
+   * PostgreSQL: send the reads whose best plan no value changes (`Statement.preparable`) as named
+   * prepared statements, parsed once per connection (default true).
    * Through a pooler that does not keep them (PgBouncer before 1.21 in transaction mode) the first
    * statement refused for it is sent again unnamed, and the pool names none from then on; `false` skips
    * even that. The CLI reads it from `DATABASE_PREPARED_STATEMENTS`.

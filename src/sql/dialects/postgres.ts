@@ -164,10 +164,12 @@ function checkout(
 }
 
 /**
- * Reads go to PostgreSQL as named prepared statements: each connection parses a statement once, and
- * then only binds and executes it, which takes the parse (and, once PostgreSQL settles on a generic
- * plan, the planning) off every cheap request — the database's CPU on the same cores as the service's
- * (docs/benchmarks.md). A name is the digest of the text, so one name means one text in every process
+ * Reads whose best plan no value changes (`Statement.preparable`: read-one, unfiltered pages and
+ * counts) go to PostgreSQL as named prepared statements: each connection parses one once, and then
+ * only binds and executes it, which takes the parse (and, once PostgreSQL settles on a generic plan,
+ * the planning) off every cheap request — the database's CPU on the same cores as the service's
+ * (docs/benchmarks.md). A filtered read stays unnamed: a generic plan made without its values can be
+ * far slower for them. A name is the digest of the text, so one name means one text in every process
  * of the service: a pooler that hands a statement to another client's server connection can only run
  * the same SQL. At most `NAMED_STATEMENTS_MAX` texts get names (the first ones met, usually a
  * service's every shape), so no connection holds more; later ones are sent unnamed.
