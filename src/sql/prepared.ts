@@ -34,6 +34,17 @@ interface WalkedShape {
 }
 
 /**
+ * Whether two plans with the same filters array make the same SQL: a cursor's page is its scroll's plan
+ * with the cursor added (core/list/plans.ts), the arrays and the rest shared.
+ */
+const sameShape = (a: QueryShape, b: QueryShape): boolean =>
+  a.withTrashed === b.withTrashed &&
+  a.sort === b.sort &&
+  a.counts === b.counts &&
+  a.columns === b.columns &&
+  a.resource === b.resource;
+
+/**
  * One walk over a plan that yields, together: the plan with slots, the values in slot order, and a key
  * naming everything the SQL depends on (structure, operators, value classes, list lengths). Two plans
  * with the same key compile to the same SQL with the same parameters in the same places.
@@ -68,14 +79,7 @@ class Templater {
     // Slot indices count from the first value: only a walk that starts with none can be reused.
     const reusable = walked !== undefined && this.values.length === 0;
     const known = reusable ? walked.get(shape.where) : undefined;
-    if (
-      known &&
-      known.of.withTrashed === shape.withTrashed &&
-      known.of.sort === shape.sort &&
-      known.of.counts === shape.counts &&
-      known.of.columns === shape.columns &&
-      known.of.resource === shape.resource
-    ) {
+    if (known && sameShape(known.of, shape)) {
       this.parts.push(known.parts);
       this.values = known.values.slice();
       this.cacheable = known.cacheable;
@@ -255,6 +259,16 @@ interface BoundRows {
   readonly statement: Statement;
 }
 
+/** A cached plan's page after a cursor: its SQL, and the plan's own values that precede the cut's. */
+interface CursorRows {
+  readonly shape: CompiledShape;
+  readonly head: readonly unknown[];
+  readonly preparable: boolean;
+}
+
+/** Cursor cuts kept per plan: the cursor values' classes vary little (a null sorts among values). */
+const MAX_CURSOR_ROWS = 8;
+
 /** Page statements kept per plan: its URL asks for one page; a stream or an oversized probe adds a few. */
 const MAX_BOUND_ROWS = 4;
 
@@ -288,6 +302,13 @@ export class PreparedQueries {
    * view — is the same every time and skips the templater's walk, key and lookup.
    */
   private readonly boundRows = new WeakMap<QueryShape, BoundRows[]>();
+  /**
+   * A cached plan's pages after a cursor, by their cut and the cursor values' classes: the statement's
+   * SQL is known, and only the cursor's values are bound (a scrolled list asks for these all day).
+   * Each page's plan is a new object (its cursor added to its scroll's plan): they are found by the
+   * filters array they share, as the walk of `Templater.shape` is.
+   */
+  private readonly cursorRows = new WeakMap<object, { of: QueryShape; cuts: Map<string, CursorRows> }>();
   private readonly boundCounts = new WeakMap<QueryShape, Statement>();
 
   constructor(
@@ -349,6 +370,15 @@ export class PreparedQueries {
   /** A page of records (or all of them) in the plan's order. */
   rows(plan: QueryShape, options: RowsOptions, ctx: unknown): Statement {
     const { limit, offset, reverse, after } = options;
+    // The slots `Templater.rows` makes, in its order: the offset when there is one, then the cursor's.
+    const cut =
+      after && `${limit}|${reverse === true}|${offset ? 'offset' : ''}|${after.map(classOf).join(',')}`;
+    const scroll = cut === undefined ? undefined : this.cursorRows.get(plan.where);
+    const afterCursor = scroll && sameShape(scroll.of, plan) ? scroll.cuts.get(cut as string) : undefined;
+    if (afterCursor && after) {
+      const values = offset ? [...afterCursor.head, offset, ...after] : [...afterCursor.head, ...after];
+      return bindValues(afterCursor.shape, values, afterCursor.preparable);
+    }
     // A page after a cursor binds the cursor's values: those differ from request to request.
     const bound = after === undefined ? this.boundRows.get(plan) : undefined;
     if (bound)
@@ -364,8 +394,23 @@ export class PreparedQueries {
     const compiled = this.compiled(templater, () =>
       this.compiler(shape, ctx).rowsQuery(rowsOptions).compile(),
     );
-    const statement = bindValues(compiled.shape, templater.values, compiled.keyed && filterValues === 0);
-    if (!compiled.cached || after !== undefined) return statement;
+    const preparable = compiled.keyed && filterValues === 0;
+    const statement = bindValues(compiled.shape, templater.values, preparable);
+    if (!compiled.cached) return statement;
+    if (cut !== undefined) {
+      let kept = this.cursorRows.get(plan.where);
+      if (!kept || !sameShape(kept.of, plan)) {
+        kept = { of: plan, cuts: new Map() };
+        this.cursorRows.set(plan.where, kept);
+      }
+      if (kept.cuts.size < MAX_CURSOR_ROWS)
+        kept.cuts.set(cut, {
+          shape: compiled.shape,
+          head: templater.values.slice(0, filterValues),
+          preparable,
+        });
+      return statement;
+    }
     const kept = bound ?? [];
     if (kept.length >= MAX_BOUND_ROWS) kept.shift();
     const remembered = { limit, offset, reverse, statement: shared(statement) };

@@ -5,7 +5,7 @@ import { ErrorBag } from '../../src/errors/error-bag.js';
 import { RequestError } from '../../src/errors/request-error.js';
 import { authorize } from '../../src/plan/authorize.js';
 import { compileEndpoint } from '../../src/plan/endpoint.js';
-import type { CursorValue, ListPlan } from '../../src/plan/list-plan.js';
+import type { CursorValue, ListPlan, QueryShape } from '../../src/plan/list-plan.js';
 import { parseListQuery } from '../../src/request/parse.js';
 import { defineEndpoint } from '../../src/resource/policy.js';
 import { resolveResources } from '../../src/resource/resolve.js';
@@ -300,7 +300,8 @@ describe('prepared shapes', () => {
     }, 120_000);
   }
 
-  it("takes a plan's walk for a plan sharing its filters only when sort, trashed and counts are the same", () => {
+  /** Plans of query strings, and two sets of prepared queries on SQLite: one keeping shapes, one not. */
+  function planning() {
     const connection = connect('sqlite::memory:');
     connections.push(connection);
     const planOf = (query: string) => {
@@ -322,6 +323,11 @@ describe('prepared shapes', () => {
       endpoint.resource,
       0,
     );
+    return { planOf, prepared, fresh };
+  }
+
+  it("takes a plan's walk for a plan sharing its filters only when sort, trashed and counts are the same", () => {
+    const { planOf, prepared, fresh } = planning();
     const base = planOf('filter[status]=active&sort=name');
     const other = planOf('filter[status]=active&sort=-score&filter[trashed]=true&count=posts');
     expect(prepared.rows(base, { limit: 15 }, undefined)).toEqual(fresh.rows(base, { limit: 15 }, undefined));
@@ -334,6 +340,41 @@ describe('prepared shapes', () => {
       expect(statement).toEqual(fresh.rows(mixed, { limit: 15 }, undefined));
       expect(statement.sql).not.toBe(prepared.rows(base, { limit: 15 }, undefined).sql);
     }
+  });
+
+  it("takes a cursor page's statement for another page only with the same sort, cut and classes of cursor values", () => {
+    const { planOf, prepared, fresh } = planning();
+    const base = planOf('pagination=cursor&sort=-birthday');
+    // Each page of a scroll is its plan with the cursor added: the same filters array, a new object.
+    const page = () => ({ ...base });
+    const byName = planOf('pagination=cursor&sort=name');
+    const trashed = planOf('pagination=cursor&sort=-birthday&filter[trashed]=true');
+    const pages: [QueryShape, RowsOptions][] = [
+      [page(), { limit: 16, after: ['2020-01-01', 5] }],
+      [page(), { limit: 16, after: ['2021-06-30', 9] }],
+      [page(), { limit: 16, after: [null, 5] }],
+      [page(), { limit: 16, after: ['2020-01-01', 5], reverse: true }],
+      [page(), { limit: 6, after: ['2020-01-01', 5] }],
+      [page(), { limit: 16, offset: 3, after: ['2020-01-01', 5] }],
+      [
+        { ...base, sort: byName.sort },
+        { limit: 16, after: ['2020-01-01', 5] },
+      ],
+      [
+        { ...base, withTrashed: trashed.withTrashed },
+        { limit: 16, after: ['2020-01-01', 5] },
+      ],
+      [page(), { limit: 16, after: ['2022-02-02', 11] }],
+    ];
+    const seen = new Set<string>();
+    for (const [plan, cut] of pages) {
+      const statement = prepared.rows(plan, cut, undefined);
+      expect(statement).toEqual(fresh.rows(plan, cut, undefined));
+      seen.add(statement.sql);
+    }
+    // Five statements: the scroll's, after a null (`is null`), reversed, by name, with trashed rows;
+    // the other cuts differ only in bound values (the limit, the offset, the cursor's).
+    expect(seen.size).toBe(5);
   });
 
   it('reads only the columns a fieldset needs: those answered, the key, the include keys, and the sort where a page continues from it', () => {
