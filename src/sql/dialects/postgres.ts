@@ -325,7 +325,10 @@ export const postgres: SqlDialect = {
       resolve: (rows: Row[]) => void,
       reject: (error: unknown) => void,
     ): void => {
-      if (runOptions?.departure?.left) return reject(new QueryCancelled());
+      if (runOptions?.departure?.left) {
+        reject(new QueryCancelled());
+        return;
+      }
       checkout(pool, lastUsed, acquireTimeoutMs, (connectError, client) => {
         if (connectError || !client) return reject(connectError);
         // Still waiting for a connection when its client went away: nothing to run.
