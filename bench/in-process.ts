@@ -7,7 +7,8 @@
  * time per request moves by a few per cent where a round of `npm run bench` moves by ten: the measure
  * to tell whether a change of a microsecond helped. On SQLite there is no database server at all; on
  * PostgreSQL the figure is this process's CPU (the driver's parsing included, the server's not), both
- * sides with a pool of 10.
+ * sides with a pool of 10. The service gets a response's signal, as from a Node host;
+ * `IN_PROCESS_SIGNAL=0` leaves it out, to see what watching the client costs.
  */
 import { hash } from 'node:crypto';
 import { EventEmitter } from 'node:events';

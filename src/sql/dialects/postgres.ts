@@ -348,8 +348,9 @@ export const postgres: SqlDialect = {
             if (!error) return resolve(result.rows);
             // A read is safe to send again. Statements the connections do not keep are not named
             // again by this pool; a stale one went with its connection.
-            if (name && !stopped && (NOT_KEPT.has(error.code ?? '') || staleStatement(error))) {
-              if (NOT_KEPT.has(error.code ?? '')) names.kept = false;
+            const notKept = NOT_KEPT.has(error.code ?? '');
+            if (name && !stopped && (notKept || staleStatement(error))) {
+              if (notKept) names.kept = false;
               return send(statement, runOptions, undefined, resolve, reject);
             }
             reject(watch.explain(error));
