@@ -5,8 +5,9 @@
  * On each engine, the service against a hand-written node:http baseline (pg, mysql2, better-sqlite3)
  * on the same data, for the queries of bench/queries.ts: first both must give the same answers (the
  * whole body), then each query is loaded A B A B (service, baseline, …) with wrk, a native load
- * generator in its own process, and the medians are compared (budget 0.95), req/s and the CPU time
- * each server spent per request. Then Q1–Q7 again on the endpoints whose totals are bounded or estimated,
+ * generator in its own process, each load starting once the last one's statements are done
+ * (bench/settle.ts), and the medians are compared (budget 0.95), req/s and the CPU time each server
+ * spent per request. Then Q1–Q7 again on the endpoints whose totals are bounded or estimated,
  * against the baseline's exact count (budget 5×).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -24,6 +25,7 @@ import {
   queriesFor,
   strategyEndpoints,
 } from './queries.js';
+import { type Settler, settler } from './settle.js';
 import { measureStages } from './stages.js';
 import { cpuMicros, ensureWrk, wrk } from './wrk.js';
 
@@ -154,19 +156,28 @@ interface Pids {
   baseline: number;
 }
 
-async function measure(item: Measured, seconds: number, pids: Pids): Promise<string> {
+async function measure(item: Measured, seconds: number, pids: Pids, settled: Settler): Promise<string> {
   await load(SERVICE, item.service, 1);
   await load(BASELINE, item.baseline, 1);
   const svc: Sample[] = [];
   const base: Sample[] = [];
+  // Each load starts once the last one's leftovers are done (bench/settle.ts).
+  const service = async () => {
+    await settled.settle();
+    svc.push(await load(SERVICE, item.service, seconds, pids.service));
+  };
+  const baseline = async () => {
+    await settled.settle();
+    base.push(await load(BASELINE, item.baseline, seconds, pids.baseline));
+  };
   // A B, B A, A B…: neither server always goes first, and each round's pair ran side by side in time.
   for (let round = 0; round < Number(values.rounds); round++) {
     if (round % 2 === 0) {
-      svc.push(await load(SERVICE, item.service, seconds, pids.service));
-      base.push(await load(BASELINE, item.baseline, seconds, pids.baseline));
+      await service();
+      await baseline();
     } else {
-      base.push(await load(BASELINE, item.baseline, seconds, pids.baseline));
-      svc.push(await load(SERVICE, item.service, seconds, pids.service));
+      await baseline();
+      await service();
     }
   }
   const medians = (samples: Sample[]) => ({
@@ -291,10 +302,15 @@ async function runEngine(engine: EngineName): Promise<string[]> {
     }
     const rows: string[] = [];
     const pids = { service: service.pid as number, baseline: baseline.pid as number };
-    for (const item of measured) {
-      const row = await measure(item, seconds, pids);
-      rows.push(row);
-      console.log(`${engine} ${row}`);
+    const settled = settler(engine, url, [pids.service, pids.baseline]);
+    try {
+      for (const item of measured) {
+        const row = await measure(item, seconds, pids, settled);
+        rows.push(row);
+        console.log(`${engine} ${row}`);
+      }
+    } finally {
+      await settled.close();
     }
     return rows;
   } finally {
