@@ -156,6 +156,41 @@ for (const dialect of servers) {
         expect(await until(async () => (await running(conn, dialect)) === 0, 30_000)).toBe(true);
       }, 90_000);
 
+    if (dialect === 'postgres')
+      it('keeps the connection of a statement that ended on its cancel: the next request runs on the same backend', async () => {
+        const app = await serve(endpoint({ timeoutMs: 20 }), { poolSize: 1 });
+        // A scan of every row that PostgreSQL stops at its next row once told: it ends on the cancel.
+        const stoppable = '/api/users?filter[name][contains]=zz';
+        /** Backends whose last statement was a stopped one (the only statements here with ILIKE). */
+        const stoppedBackends = async () => {
+          const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity
+            where datname = current_database() and query like ${'%ilike%'} and pid <> pg_backend_pid()`.execute(
+            conn.db,
+          );
+          return rows.map((row) => row.pid);
+        };
+        // A backend that takes the signal late on a busy machine loses its connection, as it must: of
+        // five tries one is enough to show the connection kept, and none is when every one is closed.
+        let kept = 0;
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const stopped = await app.inject({ url: stoppable });
+          expect(stopped.statusCode, stopped.body).toBe(503);
+          expect(stopped.json().errors.query).toEqual(['The query took longer than 20 ms and was stopped.']);
+          expect(await until(async () => (await running(conn, dialect)) === 0, 30_000)).toBe(true);
+          const before = await stoppedBackends();
+          const next = await app.inject({ url: '/api/users?per_page=1&pagination=simple' });
+          expect(next.statusCode, next.body).toBe(200);
+          // The pool's one connection ran the next request on the backend that ran the stopped one:
+          // that backend is still there, and its last statement is no longer the stopped one.
+          for (const pid of before) {
+            const { rows } = await sql<{ query: string }>`select query from pg_stat_activity
+              where pid = ${pid}`.execute(conn.db);
+            if (rows[0] && !rows[0].query.includes('ilike')) kept++;
+          }
+        }
+        expect(kept).toBeGreaterThan(0);
+      }, 90_000);
+
     it('answers 503 quickly when every pooled connection is busy past acquireTimeoutMs', async () => {
       const app = await serve(endpoint({ timeoutMs: 120_000 }), { poolSize: 1, acquireTimeoutMs: 150 });
       // `inject` dispatches on `then`: start the slow request now, not when it is awaited.

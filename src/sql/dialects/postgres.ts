@@ -59,28 +59,82 @@ interface ClientInternals {
  * The protocol's cancel request for the statement `client` is running, on a connection of its own: it
  * also passes through PgBouncer. What pg's `Client#cancel` sends, without its look at `activeQuery`
  * (deprecated in pg 8.2x). `delivered` is called once the server closed the request's connection (it
- * acted on it), or it failed, or `CANCEL_GRACE_MS` passed (a silent network).
+ * acted on it: `reached`), or it failed, or `CANCEL_GRACE_MS` passed (a silent network).
  */
-function sendCancel(client: pg.Client, delivered: () => void): void {
+function sendCancel(client: pg.Client, delivered: (reached: boolean) => void): void {
   const { processID, secretKey, host, port } = client as unknown as ClientInternals;
   const { connection } = new pg.Client({ host, port }) as unknown as { connection: CancelConnection };
+  let reached = false;
   const finish = onceWithin(CANCEL_GRACE_MS, () => {
     connection.stream.destroy();
-    delivered();
+    delivered(reached);
   });
   connection.on('error', finish);
-  connection.on('end', finish);
+  connection.on('end', () => {
+    reached = true;
+    finish();
+  });
   connection.on('connect', () => connection.cancel(processID, secretKey));
   if (host.startsWith('/')) connection.connect(`${host}/.s.PGSQL.${port}`);
   else connection.connect(port, host);
 }
 
+const closeSocket = (client: pg.Client) => (client as unknown as ClientInternals).connection.stream.destroy();
+
 /** Cancels the statement `client` runs, then closes its socket: its query fails even if no answer can come. */
 const stopStatement = (client: pg.Client) =>
   cancelThenClose(
     (delivered) => sendCancel(client, delivered),
-    () => (client as unknown as ClientInternals).connection.stream.destroy(),
+    () => closeSocket(client),
   );
+
+/**
+ * How long after its cancel was delivered a read's statement may take to end on it and keep its
+ * connection. PostgreSQL acts on a cancel at its next interrupt check: within milliseconds for most
+ * plans (the benchmark's EXISTS count stopped 2 ms after its `statement_timeout`), seconds for some.
+ * Past this the connection is closed, as every stopped one was before, so the stopped request's answer
+ * waits at most this much longer than it did.
+ */
+const CANCEL_ACTS_MS = 100;
+
+/**
+ * PostgreSQL's answer to a cancel request: the statement stopped, and the backend took the request's
+ * signal, so none is left to stop the connection's next statement. A statement stopped by the server's
+ * own `statement_timeout` has the same code and other words (and the service's request may still be on
+ * its way); so has a message in another language (`lc_messages`): both connections are closed.
+ */
+const stoppedOnRequest = (error: { code?: string; message?: string } | undefined) =>
+  error?.code === '57014' && /due to user request/.test(error.message ?? '');
+
+/**
+ * How the service's reads are stopped: the cancel request, and the connection kept when the statement
+ * ends on it — a client that goes away costs its statement, not a connection (a new PostgreSQL backend
+ * plans and reads with cold caches: in the benchmark's slow queries, a round that started on ten new
+ * ones lost a tenth to a third of its requests, docs/benchmarks.md). The socket is closed when the
+ * cancel could not be delivered, or the statement has not ended `CANCEL_ACTS_MS` after it was.
+ * `ended` is called from the statement's callback before its connection is released; each stop is
+ * its own token, so a stop's late delivery never closes the connection under its next statement.
+ */
+class ReadStops {
+  private readonly stopping = new WeakMap<pg.Client, object>();
+
+  readonly stop = (client: pg.Client): void => {
+    const token = {};
+    this.stopping.set(client, token);
+    const current = () => this.stopping.get(client) === token;
+    sendCancel(client, (reached) => {
+      if (!current()) return;
+      if (!reached) return closeSocket(client);
+      setTimeout(() => current() && closeSocket(client), CANCEL_ACTS_MS);
+    });
+  };
+
+  /** Whether a stopped statement's connection may serve again, given how the statement ended. */
+  ended(client: pg.Client, error: { code?: string; message?: string } | undefined): boolean {
+    this.stopping.delete(client);
+    return stoppedOnRequest(error);
+  }
+}
 
 /**
  * Sends `TimeZone=UTC` as a startup parameter of its own rather than inside `options`
@@ -307,6 +361,7 @@ export const postgres: SqlDialect = {
       types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
     });
     const names = new StatementNames(options?.preparedStatements ?? true);
+    const stops = new ReadStops();
     /** When each pooled client last finished a request (absent: new, never checked). */
     const lastUsed = new WeakMap<pg.PoolClient, number>();
     pool.on('release', (_error, client) => lastUsed.set(client, Date.now()));
@@ -336,15 +391,16 @@ export const postgres: SqlDialect = {
           client.release();
           return reject(new QueryCancelled());
         }
-        const watch = watchRun(runOptions, stopStatement, client);
+        const watch = watchRun(runOptions, stops.stop, client);
         const query = new pg.Query(
           statement.sql,
           statement.parameters as unknown[],
           (error: (Error & { code?: string }) | undefined, result) => {
             const stopped = watch.done();
-            // A connection that was stopped, or failed, is closed rather than handed to the next
-            // request: with it go the statements it had prepared.
-            client.release(stopped || error ? true : undefined);
+            // A connection that failed is closed rather than handed to the next request (with it go
+            // the statements it had prepared); a stopped one, unless its statement ended on the cancel.
+            const kept = stopped ? stops.ended(client, error) : !error;
+            client.release(kept ? undefined : true);
             if (!error) return resolve(result.rows);
             // A read is safe to send again. Statements the connections do not keep are not named
             // again by this pool; a stale one went with its connection.
