@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
 import { createSchema } from '../examples/demo/schema.js';
@@ -8,6 +9,7 @@ import { defineEndpoint, type EndpointPolicy } from '../src/resource/policy.js';
 import { buildService } from '../src/server/standalone.js';
 import { type Connection, connect } from '../src/sql/connect.js';
 import type { ConnectOptions } from '../src/sql/dialect.js';
+import { ReadStops } from '../src/sql/dialects/postgres.js';
 import { dropDatabase, freshDatabase } from './support/databases.js';
 import { insertFixture } from './support/fixture.js';
 
@@ -190,6 +192,33 @@ for (const dialect of servers) {
         }
         expect(kept).toBeGreaterThan(0);
       }, 90_000);
+
+    if (dialect === 'postgres')
+      it('keeps a connection whose statement finished before its cancel arrived, once the cancel is delivered', async () => {
+        const pool = new pg.Pool({ connectionString: url, max: 1 });
+        try {
+          const stops = new ReadStops();
+          const client = await pool.connect();
+          const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+          // The race of a client leaving at the last moment: its statement has finished, the stop
+          // comes just after, and the cancel's signal is still on its way.
+          stops.stop(client);
+          stops.ended(client, undefined);
+          // The pool's one connection comes back once the cancel was delivered, not closed.
+          const next = await pool.connect();
+          try {
+            const again = await next.query<{ pid: number }>('select pg_backend_pid() as pid');
+            expect(again.rows[0]?.pid).toBe(rows[0]?.pid);
+            // The signal reached an idle backend, which ignored it: the next statement runs to its end.
+            const slept = await next.query('select pg_sleep(0.3)');
+            expect(slept.rowCount).toBe(1);
+          } finally {
+            next.release();
+          }
+        } finally {
+          await pool.end();
+        }
+      });
 
     it('answers 503 quickly when every pooled connection is busy past acquireTimeoutMs', async () => {
       const app = await serve(endpoint({ timeoutMs: 120_000 }), { poolSize: 1, acquireTimeoutMs: 150 });

@@ -107,32 +107,46 @@ const stoppedOnRequest = (error: { code?: string; message?: string } | undefined
   error?.code === '57014' && /due to user request/.test(error.message ?? '');
 
 /**
- * How the service's reads are stopped: the cancel request, and the connection kept when the statement
- * ends on it — a client that goes away costs its statement, not a connection (a new PostgreSQL backend
- * plans and reads with cold caches: in the benchmark's slow queries, a round that started on ten new
- * ones lost a tenth to a third of its requests, docs/benchmarks.md). The socket is closed when the
- * cancel could not be delivered, or the statement has not ended `CANCEL_ACTS_MS` after it was.
- * `ended` is called from the statement's callback before its connection is released; each stop is
- * its own token, so a stop's late delivery never closes the connection under its next statement.
+ * How the service's reads are stopped: the cancel request, and the connection kept when no signal can
+ * be left for its next statement — a client that goes away costs its statement, not a connection (a
+ * new PostgreSQL backend plans and reads with cold caches: a benchmark round that opened ten lost a
+ * quarter to a third of its requests, docs/benchmarks.md). That is when the statement ended on the
+ * cancel (the backend took the signal), or finished before it and the cancel was then delivered (an
+ * idle backend ignores the signal; the connection waits out of the pool until then, at most
+ * `CANCEL_GRACE_MS`). The socket is closed when the cancel could not be delivered, when the statement
+ * failed otherwise, or when it has not ended `CANCEL_ACTS_MS` after the cancel was delivered. `ended`
+ * takes the connection from the statement's callback and releases it; each stop is a token of its
+ * own, so a late delivery never touches a connection that has since gone back to the pool.
  */
-class ReadStops {
-  private readonly stopping = new WeakMap<pg.Client, object>();
+export class ReadStops {
+  private readonly stopping = new WeakMap<pg.Client, { delivered?: boolean; held?: pg.PoolClient }>();
 
   readonly stop = (client: pg.Client): void => {
-    const token = {};
-    this.stopping.set(client, token);
-    const current = () => this.stopping.get(client) === token;
+    const entry: { delivered?: boolean; held?: pg.PoolClient } = {};
+    this.stopping.set(client, entry);
+    const current = () => this.stopping.get(client) === entry;
     sendCancel(client, (reached) => {
       if (!current()) return;
+      entry.delivered = reached;
+      if (entry.held) {
+        this.stopping.delete(client);
+        return entry.held.release(reached ? undefined : true);
+      }
       if (!reached) return closeSocket(client);
       setTimeout(() => current() && closeSocket(client), CANCEL_ACTS_MS);
     });
   };
 
-  /** Whether a stopped statement's connection may serve again, given how the statement ended. */
-  ended(client: pg.Client, error: { code?: string; message?: string } | undefined): boolean {
+  /** Releases a stopped statement's connection to the pool, closed or not by how the statement ended. */
+  ended(client: pg.PoolClient, error: { code?: string; message?: string } | undefined): void {
+    const entry = this.stopping.get(client);
+    if (entry && !error && entry.delivered === undefined) {
+      // Finished before the cancel was delivered: its signal may still come. Held until it has.
+      entry.held = client;
+      return;
+    }
     this.stopping.delete(client);
-    return stoppedOnRequest(error);
+    client.release(stoppedOnRequest(error) || (!error && entry?.delivered === true) ? undefined : true);
   }
 }
 
@@ -396,11 +410,11 @@ export const postgres: SqlDialect = {
           statement.sql,
           statement.parameters as unknown[],
           (error: (Error & { code?: string }) | undefined, result) => {
-            const stopped = watch.done();
             // A connection that failed is closed rather than handed to the next request (with it go
-            // the statements it had prepared); a stopped one, unless its statement ended on the cancel.
-            const kept = stopped ? stops.ended(client, error) : !error;
-            client.release(kept ? undefined : true);
+            // the statements it had prepared); a stopped one as `ReadStops` decides.
+            const stopped = watch.done();
+            if (stopped) stops.ended(client, error);
+            else client.release(error ? true : undefined);
             if (!error) return resolve(result.rows);
             // A read is safe to send again. Statements the connections do not keep are not named
             // again by this pool; a stale one went with its connection.
