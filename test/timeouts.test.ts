@@ -198,23 +198,30 @@ for (const dialect of servers) {
         const pool = new pg.Pool({ connectionString: url, max: 1 });
         try {
           const stops = new ReadStops();
-          const client = await pool.connect();
-          const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-          // The race of a client leaving at the last moment: its statement has finished, the stop
-          // comes just after, and the cancel's signal is still on its way.
-          stops.stop(client);
-          stops.ended(client, undefined);
-          // The pool's one connection comes back once the cancel was delivered, not closed.
-          const next = await pool.connect();
-          try {
-            const again = await next.query<{ pid: number }>('select pg_backend_pid() as pid');
-            expect(again.rows[0]?.pid).toBe(rows[0]?.pid);
-            // The signal reached an idle backend, which ignored it: the next statement runs to its end.
-            const slept = await next.query('select pg_sleep(0.3)');
-            expect(slept.rowCount).toBe(1);
-          } finally {
-            next.release();
+          // A cancel not delivered within the grace (a busy machine) closes the connection, as it
+          // must: of three tries one is enough to show it kept, and none is when every one is closed.
+          let kept = 0;
+          for (let attempt = 0; attempt < 3 && kept === 0; attempt++) {
+            const client = await pool.connect();
+            const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+            // The race of a client leaving at the last moment: its statement has finished, the stop
+            // comes just after, and the cancel's signal is still on its way.
+            stops.stop(client);
+            stops.ended(client, undefined);
+            // The pool's one connection comes back once the cancel was delivered.
+            const next = await pool.connect();
+            try {
+              const again = await next.query<{ pid: number }>('select pg_backend_pid() as pid');
+              if (again.rows[0]?.pid === rows[0]?.pid) kept++;
+              // Whatever the connection, no signal is left for it: the next statement runs to its end
+              // (released before the delivery, it was cancelled here).
+              const slept = await next.query('select pg_sleep(0.3)');
+              expect(slept.rowCount).toBe(1);
+            } finally {
+              next.release();
+            }
           }
+          expect(kept).toBe(1);
         } finally {
           await pool.end();
         }

@@ -100,7 +100,8 @@ export class QueryCancelled extends Error {
  * whichever comes first. It asks the database to stop the statement (PostgreSQL's cancel request,
  * MariaDB's KILL QUERY) and closes the connection (`cancelThenClose`), so the statement's callback
  * comes back even when the database cannot be reached to be told. `done()` ends the watch and tells
- * whether it stopped the statement: that connection is then never reused. A class with the stop's
+ * whether it stopped the statement: that connection is then not reused, except where a dialect knows
+ * no cancel is left for it (PostgreSQL's reads, `ReadStops`). A class with the stop's
  * target as an argument: every read makes one, and closures per read showed in profiles.
  */
 class StatementWatch<T> implements DepartureListener {

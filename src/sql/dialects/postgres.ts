@@ -106,6 +106,12 @@ const CANCEL_ACTS_MS = 100;
 const stoppedOnRequest = (error: { code?: string; message?: string } | undefined) =>
   error?.code === '57014' && /due to user request/.test(error.message ?? '');
 
+/** One stop of a read: whether its cancel was delivered, and its connection if held until then. */
+interface Stopping {
+  delivered?: boolean;
+  held?: pg.PoolClient;
+}
+
 /**
  * How the service's reads are stopped: the cancel request, and the connection kept when no signal can
  * be left for its next statement — a client that goes away costs its statement, not a connection (a
@@ -119,10 +125,10 @@ const stoppedOnRequest = (error: { code?: string; message?: string } | undefined
  * own, so a late delivery never touches a connection that has since gone back to the pool.
  */
 export class ReadStops {
-  private readonly stopping = new WeakMap<pg.Client, { delivered?: boolean; held?: pg.PoolClient }>();
+  private readonly stopping = new WeakMap<pg.Client, Stopping>();
 
   readonly stop = (client: pg.Client): void => {
-    const entry: { delivered?: boolean; held?: pg.PoolClient } = {};
+    const entry: Stopping = {};
     this.stopping.set(client, entry);
     const current = () => this.stopping.get(client) === entry;
     sendCancel(client, (reached) => {
