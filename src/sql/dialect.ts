@@ -323,6 +323,12 @@ export interface SqlDialect {
    */
   readonly nullsSortLargest: boolean;
   /**
+   * An aggregate grouped by date buckets alone, over at most this many buckets, reads each bucket's
+   * range in a UNION ALL branch of its own rather than numbering every row with a CASE and grouping
+   * (`ListCompiler.bucketedQuery`); 0 where the CASE is the faster (measured, docs/benchmarks.md).
+   */
+  readonly bucketBranches: number;
+  /**
    * Keyset conditions over NOT NULL columns of one direction as one row-value comparison,
    * `(created_at, id) < ($1, $2)`: PostgreSQL turns it into an index range. MariaDB reads the whole
    * index for it, so elsewhere the condition is expanded with a leading range term (FIELD-NOTES).

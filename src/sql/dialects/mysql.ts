@@ -255,6 +255,7 @@ export const mysql: SqlDialect = {
   refusal,
   rowEstimate: { explain: (text) => `explain extended ${text}`, read: explainedRows },
   nullsSortLargest: false,
+  bucketBranches: 0,
   topPerParent: rankedTopPerParent,
   rowValueKeyset: false,
   rowLocks: true,

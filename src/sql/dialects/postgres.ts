@@ -479,6 +479,7 @@ export const postgres: SqlDialect = {
   // EXPLAIN takes the statement's own bind parameters: the estimate is for this request's values.
   rowEstimate: { explain: (text) => `explain (format json) ${text}`, read: planRows },
   nullsSortLargest: true,
+  bucketBranches: 0,
   topPerParent: lateralTopPerParent,
   rowValueKeyset: true,
   rowLocks: true,

@@ -182,6 +182,7 @@ export const sqlite: SqlDialect = {
   refusal: async (error) => refusal(error),
   // better-sqlite3 binds no booleans; SQLite stores them as 0/1.
   nullsSortLargest: false,
+  bucketBranches: 64,
   topPerParent: rankedTopPerParent,
   rowValueKeyset: false,
   rowLocks: false,
