@@ -101,7 +101,7 @@ export class QueryCancelled extends Error {
  * MariaDB's KILL QUERY) and closes the connection (`cancelThenClose`), so the statement's callback
  * comes back even when the database cannot be reached to be told. `done()` ends the watch and tells
  * whether it stopped the statement: that connection is then not reused, except where a dialect knows
- * no cancel is left for it (PostgreSQL's reads, `ReadStops`). A class with the stop's
+ * no cancel is left for it (the reads, `ReadStops`). A class with the stop's
  * target as an argument: every read makes one, and closures per read showed in profiles.
  */
 class StatementWatch<T> implements DepartureListener {
@@ -165,6 +165,82 @@ export const CANCEL_GRACE_MS = 1000;
  */
 export function cancelThenClose(cancel: (delivered: () => void) => void, close: () => void): void {
   cancel(onceWithin(CANCEL_GRACE_MS, close));
+}
+
+/**
+ * How long after its cancel was delivered a read's statement may take to end on it and keep its
+ * connection (`ReadStops`). A database acts on a cancel at its next interrupt check: within
+ * milliseconds for most plans (PostgreSQL's benchmark EXISTS count stopped 2 ms after its deadline),
+ * seconds for some. Past this the connection is closed, so a stopped request's answer waits at most
+ * this much longer than it would with the connection closed at once.
+ */
+export const CANCEL_ACTS_MS = 100;
+
+/** What `ReadStops` needs of a dialect's pooled connections. */
+export interface StoppableConnections<C> {
+  /** Asks the database, on a connection of its own, to stop the statement `connection` runs; `delivered` once. */
+  cancel(connection: C, delivered: (reached: boolean) => void): void;
+  /** Destroys the connection's socket: its statement fails in the driver even if no answer can come. */
+  close(connection: C): void;
+  /** Hands the connection back to the pool (`keep`), or closes it out of the pool. */
+  release(connection: C, keep: boolean): void;
+  /** Whether the statement failed because the database took this cancel (nothing is left of it). */
+  endedOnCancel(error: unknown): boolean;
+}
+
+/** One stop of a read: whether its cancel was delivered, and its connection if held until then. */
+interface Stopping<C> {
+  delivered?: boolean;
+  held?: C;
+}
+
+/**
+ * How the service's reads are stopped: the database's cancel, and the connection kept when no cancel
+ * can be left for its next statement — a client that goes away costs its statement, not a connection
+ * (a new connection is a handshake in the service and, on PostgreSQL, a backend that plans and reads
+ * with cold caches: a benchmark round that opened ten lost a quarter to a third of its requests,
+ * docs/benchmarks.md). That is when the statement ended on the cancel (the database took it), or
+ * finished before it and the cancel was then delivered (an idle connection ignores it: verified on
+ * each engine, docs/faults-and-deadlines.md; the connection waits out of the pool until then, at most
+ * `CANCEL_GRACE_MS`). The socket is closed when the cancel could not be delivered, when the statement
+ * failed otherwise, or when it has not ended `CANCEL_ACTS_MS` after the cancel was delivered. `ended`
+ * takes the connection from the statement's callback and releases it; each stop is a token of its
+ * own, so a late delivery never touches a connection that has since gone back to the pool. Writes do
+ * not come here: a stopped write's connection is closed, which is what rolls its transaction back.
+ */
+export class ReadStops<C extends object> {
+  private readonly stopping = new WeakMap<C, Stopping<C>>();
+
+  constructor(private readonly connections: StoppableConnections<C>) {}
+
+  readonly stop = (connection: C): void => {
+    const entry: Stopping<C> = {};
+    this.stopping.set(connection, entry);
+    const current = () => this.stopping.get(connection) === entry;
+    this.connections.cancel(connection, (reached) => {
+      if (!current()) return;
+      entry.delivered = reached;
+      if (entry.held) {
+        this.stopping.delete(connection);
+        return this.connections.release(entry.held, reached);
+      }
+      if (!reached) return this.connections.close(connection);
+      setTimeout(() => current() && this.connections.close(connection), CANCEL_ACTS_MS);
+    });
+  };
+
+  /** Releases a stopped statement's connection to the pool, closed or not by how the statement ended. */
+  ended(connection: C, error: unknown): void {
+    const entry = this.stopping.get(connection);
+    if (entry && !error && entry.delivered === undefined) {
+      // Finished before the cancel was delivered: the cancel may still come. Held until it has.
+      entry.held = connection;
+      return;
+    }
+    this.stopping.delete(connection);
+    const keep = this.connections.endedOnCancel(error) || (!error && entry?.delivered === true);
+    this.connections.release(connection, keep);
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { CompiledQuery, Kysely, MysqlDialect, sql } from 'kysely';
-import { createConnection, createPool, type Pool, type PoolConnection } from 'mysql2';
+import { type Connection, createConnection, createPool, type Pool, type PoolConnection } from 'mysql2';
 import type { Refusal } from '../../errors/refusal.js';
 import {
   CANCEL_GRACE_MS,
@@ -10,6 +10,7 @@ import {
   networkErrorCodes,
   onceWithin,
   QueryCancelled,
+  ReadStops,
   type Row,
   rankedTopPerParent,
   type SqlDialect,
@@ -82,8 +83,8 @@ async function refusal(error: unknown, db: DynamicDb, table?: string): Promise<R
 const IDLE_CHECK_MS = 1000;
 
 /** The socket under a mysql2 connection: destroying it fails the command in flight (`end()` would wait). */
-const socketOf = (connection: PoolConnection) =>
-  (connection as unknown as { stream: { destroy(): void } }).stream;
+const socketOf = (connection: Connection) =>
+  (connection as unknown as { stream: { destroy(): void; unref(): void } }).stream;
 
 /**
  * A pooled connection, or a failure once `ms` pass: mysql2's pool queues a request for a connection
@@ -142,6 +143,81 @@ function explainedRows(answer: readonly Row[]): number | undefined {
   return rows;
 }
 
+/**
+ * The connection that sends KILL QUERY: one per pool, outside it (the pool may be the thing that is
+ * exhausted), opened at the first stop and kept, so a stop costs one statement rather than a
+ * connection's handshake. `delivered(reached)` once the server answered (`reached` unless it refused,
+ * e.g. a thread that has gone), the line failed, or `CANCEL_GRACE_MS` passed (a silent network); a
+ * line that failed or went silent is closed and the next stop opens another. Its socket does not keep
+ * the process alive.
+ */
+export class KillLine {
+  private line: Connection | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly connectTimeout: number,
+  ) {}
+
+  kill(threadId: number | null, delivered: (reached: boolean) => void): void {
+    if (threadId === null) {
+      delivered(false);
+      return;
+    }
+    const line = this.open();
+    let answer: { fatal?: boolean } | null | undefined;
+    const finish = onceWithin(CANCEL_GRACE_MS, () => {
+      // No answer within the grace, or a broken line: the next stop opens another.
+      if (answer === undefined || answer?.fatal) this.drop(line);
+      delivered(answer === null);
+    });
+    line.query('KILL QUERY ?', [threadId], (error) => {
+      answer = error ?? null;
+      finish();
+    });
+  }
+
+  end(): void {
+    if (this.line) this.drop(this.line);
+  }
+
+  private open(): Connection {
+    if (this.line) return this.line;
+    const line = createConnection({ uri: this.url, connectTimeout: this.connectTimeout });
+    // A line the server closed (its wait_timeout, a restart) is replaced at the next stop.
+    line.on('error', () => this.forget(line));
+    line.on('end', () => this.forget(line));
+    socketOf(line).unref();
+    this.line = line;
+    return line;
+  }
+
+  private forget(line: Connection): void {
+    if (this.line === line) this.line = undefined;
+  }
+
+  private drop(line: Connection): void {
+    this.forget(line);
+    socketOf(line).destroy();
+  }
+}
+
+/**
+ * MariaDB's answer to KILL QUERY: the statement was interrupted (ER_QUERY_INTERRUPTED), so the kill's
+ * flag was taken by it. A statement stopped by the server's own `max_statement_time` answers 1969
+ * instead (the service's kill may still be on its way): its connection is closed.
+ */
+const ER_QUERY_INTERRUPTED = 1317;
+
+/** How the service's reads on MariaDB are stopped (`ReadStops`): KILL QUERY on `killer`, then the socket. */
+export const readStops = (killer: KillLine) =>
+  new ReadStops<PoolConnection>({
+    cancel: (connection, delivered) => killer.kill(connection.threadId, delivered),
+    close: (connection) => socketOf(connection).destroy(),
+    release: (connection, keep) => (keep ? connection.release() : connection.destroy()),
+    endedOnCancel: (error) => (error as { errno?: number } | undefined)?.errno === ER_QUERY_INTERRUPTED,
+  });
+
 /** MySQL's syntax error: what `INSERT … RETURNING` gets where only MariaDB has it. */
 const ER_PARSE_ERROR = 1064;
 /** Whether the server answered an INSERT … RETURNING (MariaDB) — until one refuses it (MySQL). */
@@ -165,26 +241,14 @@ export const mysql: SqlDialect = {
     /** When each pooled connection was last handed back (absent: new, never pinged). */
     const lastUsed = new WeakMap<PoolConnection, number>();
     pool.on('release', (connection) => lastUsed.set(connection, Date.now()));
-    /**
-     * KILL QUERY from a connection of its own (the pool may be the thing that is exhausted); `delivered`
-     * once it answered, failed, or `CANCEL_GRACE_MS` passed (a silent network).
-     */
-    const kill = (threadId: number | null, delivered: () => void) => {
-      if (threadId === null) return delivered();
-      const killer = createConnection({ uri: url, connectTimeout: acquireTimeoutMs });
-      const finish = onceWithin(CANCEL_GRACE_MS, () => {
-        (killer as unknown as { stream: { destroy(): void } }).stream.destroy();
-        delivered();
-      });
-      killer.on('error', finish);
-      killer.query('KILL QUERY ?', [threadId], finish);
-    };
+    const killer = new KillLine(url, acquireTimeoutMs);
     /** Kills the statement `connection` runs, then closes its socket: its command fails even if no answer can come. */
     const stopStatement = (connection: PoolConnection) =>
       cancelThenClose(
-        (delivered) => kill(connection.threadId, delivered),
+        (delivered) => killer.kill(connection.threadId, delivered),
         () => socketOf(connection).destroy(),
       );
+    const stops = readStops(killer);
     pool.on('connection', (connection) => {
       // A connection that breaks while checked out (a cut network, a restart) emits 'error' again after
       // mysql2's pool has removed it; an unheard 'error' would end the process.
@@ -212,7 +276,10 @@ export const mysql: SqlDialect = {
         acquire(pool, acquireTimeoutMs, lastUsed, (error, connection) =>
           callback(error, connection as PoolConnection),
         ),
-      end: (callback: (error: unknown) => void) => pool.end(callback),
+      end: (callback: (error: unknown) => void) => {
+        killer.end();
+        pool.end(callback);
+      },
     };
     return {
       db: new Kysely({ dialect: withQuietRollback(new MysqlDialect({ pool: kyselyPool })) }),
@@ -227,10 +294,12 @@ export const mysql: SqlDialect = {
               connection.release();
               return reject(new QueryCancelled());
             }
-            const watch = watchRun(runOptions, stopStatement, connection);
+            const watch = watchRun(runOptions, stops.stop, connection);
             connection.query(statement.sql, statement.parameters as unknown[], (error, rows) => {
-              // A stopped or failed connection is closed rather than handed to the next request.
-              if (watch.done() || error) connection.destroy();
+              // A failed connection is closed rather than handed to the next request; a stopped one
+              // as `ReadStops` decides.
+              if (watch.done()) stops.ended(connection, error);
+              else if (error) connection.destroy();
               else connection.release();
               if (error) reject(watch.explain(error));
               else resolve(rows as Row[]);

@@ -11,10 +11,12 @@ import {
   networkErrorCodes,
   onceWithin,
   QueryCancelled,
+  ReadStops,
   type Row,
   type RunOptions,
   type SqlDialect,
   type Statement,
+  type StoppableConnections,
   type TopPerParent,
   watchRun,
   withQuietRollback,
@@ -89,72 +91,26 @@ const stopStatement = (client: pg.Client) =>
   );
 
 /**
- * How long after its cancel was delivered a read's statement may take to end on it and keep its
- * connection. PostgreSQL acts on a cancel at its next interrupt check: within milliseconds for most
- * plans (the benchmark's EXISTS count stopped 2 ms after its `statement_timeout`), seconds for some.
- * Past this the connection is closed, as every stopped one was before, so the stopped request's answer
- * waits at most this much longer than it did.
- */
-const CANCEL_ACTS_MS = 100;
-
-/**
  * PostgreSQL's answer to a cancel request: the statement stopped, and the backend took the request's
  * signal, so none is left to stop the connection's next statement. A statement stopped by the server's
  * own `statement_timeout` has the same code and other words (and the service's request may still be on
  * its way); so has a message in another language (`lc_messages`): both connections are closed.
  */
-const stoppedOnRequest = (error: { code?: string; message?: string } | undefined) =>
-  error?.code === '57014' && /due to user request/.test(error.message ?? '');
+const stoppedOnRequest = (error: unknown) => {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  return code === '57014' && /due to user request/.test(message ?? '');
+};
 
-/** One stop of a read: whether its cancel was delivered, and its connection if held until then. */
-interface Stopping {
-  delivered?: boolean;
-  held?: pg.PoolClient;
-}
+/** The pool's clients as `ReadStops` stops them: the protocol's cancel request, then the socket. */
+const stoppableClients: StoppableConnections<pg.PoolClient> = {
+  cancel: sendCancel,
+  close: closeSocket,
+  release: (client, keep) => client.release(keep ? undefined : true),
+  endedOnCancel: stoppedOnRequest,
+};
 
-/**
- * How the service's reads are stopped: the cancel request, and the connection kept when no signal can
- * be left for its next statement — a client that goes away costs its statement, not a connection (a
- * new PostgreSQL backend plans and reads with cold caches: a benchmark round that opened ten lost a
- * quarter to a third of its requests, docs/benchmarks.md). That is when the statement ended on the
- * cancel (the backend took the signal), or finished before it and the cancel was then delivered (an
- * idle backend ignores the signal; the connection waits out of the pool until then, at most
- * `CANCEL_GRACE_MS`). The socket is closed when the cancel could not be delivered, when the statement
- * failed otherwise, or when it has not ended `CANCEL_ACTS_MS` after the cancel was delivered. `ended`
- * takes the connection from the statement's callback and releases it; each stop is a token of its
- * own, so a late delivery never touches a connection that has since gone back to the pool.
- */
-export class ReadStops {
-  private readonly stopping = new WeakMap<pg.Client, Stopping>();
-
-  readonly stop = (client: pg.Client): void => {
-    const entry: Stopping = {};
-    this.stopping.set(client, entry);
-    const current = () => this.stopping.get(client) === entry;
-    sendCancel(client, (reached) => {
-      if (!current()) return;
-      entry.delivered = reached;
-      if (entry.held) {
-        this.stopping.delete(client);
-        return entry.held.release(reached ? undefined : true);
-      }
-      if (!reached) return closeSocket(client);
-      setTimeout(() => current() && closeSocket(client), CANCEL_ACTS_MS);
-    });
-  };
-
-  /** Releases a stopped statement's connection to the pool, closed or not by how the statement ended. */
-  ended(client: pg.PoolClient, error: { code?: string; message?: string } | undefined): void {
-    const entry = this.stopping.get(client);
-    if (entry && !error && entry.delivered === undefined) {
-      // Finished before the cancel was delivered: its signal may still come. Held until it has.
-      entry.held = client;
-      return;
-    }
-    this.stopping.delete(client);
-    client.release(stoppedOnRequest(error) || (!error && entry?.delivered === true) ? undefined : true);
-  }
-}
+/** How the service's reads on PostgreSQL are stopped (`ReadStops`); one per pool. */
+export const readStops = () => new ReadStops(stoppableClients);
 
 /**
  * Sends `TimeZone=UTC` as a startup parameter of its own rather than inside `options`
@@ -381,7 +337,7 @@ export const postgres: SqlDialect = {
       types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
     });
     const names = new StatementNames(options?.preparedStatements ?? true);
-    const stops = new ReadStops();
+    const stops = readStops();
     /** When each pooled client last finished a request (absent: new, never checked). */
     const lastUsed = new WeakMap<pg.PoolClient, number>();
     pool.on('release', (_error, client) => lastUsed.set(client, Date.now()));
