@@ -16,8 +16,11 @@ import { cpuMicros } from './wrk.js';
 const RUNNING: Record<Exclude<EngineName, 'sqlite'>, ReturnType<typeof sql<{ n: number | string }>>> = {
   pg: sql`select count(*) as n from pg_stat_activity
           where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`,
+  // A statement's text, not the command: MariaDB shows the command 'Killed' for a thread that took a
+  // KILL QUERY until its next statement begins, idle ones included (one that took it after its
+  // statement had ended: counted as running, every load waited its 30 s).
   mariadb: sql`select count(*) as n from information_schema.processlist
-               where db = database() and command <> 'Sleep' and id <> connection_id()`,
+               where db = database() and info is not null and id <> connection_id()`,
 };
 
 /**

@@ -57,8 +57,10 @@ async function running(conn: Connection, dialect: ServerDialect): Promise<number
     dialect === 'postgres'
       ? sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
           where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`
-      : sql<{ n: number }>`select count(*) as n from information_schema.processlist
-          where db = database() and command = 'Query' and id <> connection_id()`;
+      : // A statement's text, not the command: MariaDB shows 'Killed' for a thread that took a kill,
+        // whether it still runs its statement or not.
+        sql<{ n: number }>`select count(*) as n from information_schema.processlist
+          where db = database() and info is not null and id <> connection_id()`;
   const { rows } = await query.execute(conn.db);
   return Number(rows[0]?.n);
 }
@@ -71,7 +73,7 @@ async function runningFilter(conn: Connection, dialect: ServerDialect): Promise<
           and backend_type = 'client backend' and state = 'active' and query like ${'%ilike%'}
           and pid <> pg_backend_pid()`
       : sql<{ id: number }>`select id from information_schema.processlist where db = database()
-          and command = 'Query' and info like ${'%like%'} and id <> connection_id()`;
+          and info like ${'%like%'} and id <> connection_id()`;
   return (await query.execute(conn.db)).rows.map((row) => Number(row.id));
 }
 
