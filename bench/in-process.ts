@@ -1,8 +1,8 @@
 /**
  * npm run bench:in-process [-- --engine sqlite|pg --users 100000 --requests 100000 --rounds 6]
  *
- * The service's own work per request without HTTP: `service.handle` of read-one (Q12) and of a sparse
- * fieldset page (Q13), 10 callers at a time, against the same work written by hand (the statement, the
+ * The service's own work per request without HTTP: `service.handle` of read-one (Q12), of a cursor
+ * page (Q8) and of a sparse fieldset page (Q13), 10 callers at a time, against the same work written by hand (the statement, the
  * records, the envelope, the JSON and its ETag). Both run in this one process, alternated, so the CPU
  * time per request moves by a few per cent where a round of `npm run bench` moves by ten: the measure
  * to tell whether a change of a microsecond helped. On SQLite there is no database server at all; on
@@ -17,13 +17,13 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { closedBeforeAnswer } from '../src/core/exchange.js';
 import { createService } from '../src/core/service.js';
-import { simplePage } from '../src/respond/simple-and-cursor.js';
+import { cursorPage, simplePage } from '../src/respond/simple-and-cursor.js';
 import { connect } from '../src/sql/connect.js';
 import { sqliteFilename } from '../src/sql/dialects/sqlite.js';
 import config from './bench-config.js';
 import { prepareEngineDataset } from './dataset.js';
-import type { EngineName } from './engines.js';
-import { benchQueries, READ_ONE_ID } from './queries.js';
+import { type EngineName, storedInstant } from './engines.js';
+import { queriesFor, READ_ONE_ID } from './queries.js';
 
 const { values } = parseArgs({
   options: {
@@ -49,13 +49,21 @@ const iso = (text: unknown) =>
 type Row = Record<string, unknown>;
 
 const READ_ONE = `select ${COLUMNS} from users u where u.id = ? and u.deleted_at is null`;
+/** Q8's keyset page, as bench/baseline.ts writes it for each engine. */
+const AFTER = {
+  sqlite: `select ${COLUMNS} from users u where u.deleted_at is null and u.created_at <= ? and (u.created_at < ? or (u.created_at = ? and u.id < ?)) order by u.created_at desc, u.id desc limit ?`,
+  pg: `select ${COLUMNS} from users u where u.deleted_at is null and (u.created_at, u.id) < ($1, $2) order by u.created_at desc, u.id desc limit $3`,
+};
 const SPARSE =
   'select u.id, u.name, u.email from users u where u.deleted_at is null order by u.created_at desc, u.id desc limit ?';
 
 /** The hand-written side's two reads on the engine, and the read-one row made into the API's record. */
 interface HandReads {
   readOne(id: number): Promise<Row>;
+  after(createdAt: string, id: number, limit: number): Promise<Row[]>;
   sparse(limit: number): Promise<Row[]>;
+  /** A row's `created_at` as a cursor holds it (the stored form). */
+  stored(value: unknown): unknown;
   record(row: Row): Row;
 }
 
@@ -63,8 +71,11 @@ function sqliteReads(): HandReads {
   const database = new Database(sqliteFilename(url), { readonly: true });
   const readOne = database.prepare(READ_ONE);
   const sparse = database.prepare(SPARSE);
+  const after = database.prepare(AFTER.sqlite);
   return {
     readOne: async (id) => readOne.get(id) as Row,
+    after: async (createdAt, id, limit) => after.all(createdAt, createdAt, createdAt, id, limit) as Row[],
+    stored: (value) => value,
     sparse: async (limit) => sparse.all(limit) as Row[],
     record: (row) => ({
       ...row,
@@ -87,6 +98,8 @@ function postgresReads(): HandReads {
   const sparse = numbered(SPARSE);
   return {
     readOne: async (id) => (await pool.query(readOne, [id])).rows[0] as Row,
+    after: async (createdAt, id, limit) => (await pool.query(AFTER.pg, [createdAt, id, limit])).rows as Row[],
+    stored: (value) => (value instanceof Date ? storedInstant('pg', value.toISOString()) : value),
     sparse: async (limit) => (await pool.query(sparse, [limit])).rows as Row[],
     // pg parses booleans and jsonb itself, and its `Date`s serialize as ISO instants.
     record: (row) => row,
@@ -94,6 +107,8 @@ function postgresReads(): HandReads {
 }
 
 const reads = engine === 'pg' ? postgresReads() : sqliteReads();
+/** The benchmark's URLs on this engine (Q8's cursor holds the engine's stored instant). */
+const queries = queriesFor(engine);
 const HOST = 'localhost:3901';
 
 /** What a request's hand-written handler answers: the body and the headers the service sends with it. */
@@ -113,10 +128,32 @@ const cases = {
     response();
     return written(reads.record(await reads.readOne(READ_ONE_ID))).text;
   },
+  Q8: async () => {
+    response();
+    const [path, rawQuery = ''] = queries.Q8.split('?');
+    const cursor = new URLSearchParams(rawQuery).get('cursor') as string;
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()).v as [string, number];
+    const fetched = await reads.after(createdAt, id, 16);
+    const rows = fetched.slice(0, 15);
+    const encode = (d: string, row: Row | undefined) =>
+      row
+        ? Buffer.from(
+            JSON.stringify({ s: '-created_at,-id', d, v: [reads.stored(row.created_at), row.id] }),
+          ).toString('base64url')
+        : null;
+    const page = cursorPage(rows.map(reads.record), {
+      perPage: 15,
+      next: fetched.length > 15 ? encode('next', rows[rows.length - 1]) : null,
+      prev: encode('prev', rows[0]),
+      path: `http://${HOST}${path}`,
+      rawQuery,
+    });
+    return written(page).text;
+  },
   Q13: async () => {
     response();
     const rows = await reads.sparse(16);
-    const [path, rawQuery = ''] = benchQueries.Q13.split('?');
+    const [path, rawQuery = ''] = queries.Q13.split('?');
     const page = simplePage(rows.slice(0, 15), {
       page: 1,
       perPage: 15,
@@ -171,7 +208,7 @@ async function cpuPerCall(run: () => Promise<string>, requests: number): Promise
 const requests = Number(values.requests);
 console.log('| query | service µs | by hand µs | ratio | rounds |\n|---|---|---|---|---|');
 for (const [id, hand] of Object.entries(cases)) {
-  const service = served(benchQueries[id as keyof typeof cases]);
+  const service = served(queries[id as keyof typeof cases]);
   // The same bytes first, or nothing is measured.
   if ((await service()) !== (await hand()))
     throw new Error(`${id}: the service and the hand-written work differ`);

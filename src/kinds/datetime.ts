@@ -1,12 +1,9 @@
-import { coerceDatetime } from './calendar.js';
+import { coerceDatetime, instantEnd } from './calendar.js';
 import { myTemporal, myText, pgTemporal, pgText } from './engine-types.js';
 import type { Kind } from './kind.js';
 import { calendarOperators, orderOperators } from './operators.js';
 
 const datetimeText = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
-
-/** `YYYY-MM-DD HH:MM:SS(.f+)` in UTC, as PostgreSQL (in a UTC session, `+00` cut off) and MariaDB send it. */
-const utcText = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/;
 
 /** Any engine's datetime form → `YYYY-MM-DDTHH:MM:SS.sssZ` (UTC, milliseconds). */
 function readDatetime(value: unknown): string | null {
@@ -15,8 +12,10 @@ function readDatetime(value: unknown): string | null {
   const text = String(value);
   // Fast paths for the forms the three engines return in every row (a row has several datetimes).
   if (text.length === 24 && text.charCodeAt(10) === 84 /* T */ && text.endsWith('Z')) return text;
+  // `YYYY-MM-DD HH:MM:SS(.f+)` in UTC, as SQLite and MariaDB store it and PostgreSQL sends it (in a UTC
+  // session, `+00` cut off); with a `T` it is read the same way.
   const utc = text.endsWith('+00') ? text.slice(0, -3) : text;
-  if (utcText.test(utc))
+  if (instantEnd(utc) === utc.length)
     return `${utc.slice(0, 10)}T${utc.slice(11, 19)}.${`${utc.slice(20)}000`.slice(0, 3)}Z`;
   const match = datetimeText.exec(text);
   if (!match) return text;

@@ -2,9 +2,17 @@ import type { ResolvedResource } from '../resource/registry.js';
 import { type Cursor, type CursorValue, type SortTerm, sortNullable } from './list-plan.js';
 import { coerceForColumn } from './values.js';
 
+/** Signatures by sort: a cached plan hands every request the same sort, whose signature is made once. */
+const signatures = new WeakMap<readonly SortTerm[], string>();
+
 /** The sort a cursor was made for, as `sort` syntax: a cursor is valid only for the same order. */
 export function sortSignature(sort: readonly SortTerm[]): string {
-  return sort.map((term) => `${term.direction === 'desc' ? '-' : ''}${term.name}`).join(',');
+  let signature = signatures.get(sort);
+  if (signature === undefined) {
+    signature = sort.map((term) => `${term.direction === 'desc' ? '-' : ''}${term.name}`).join(',');
+    signatures.set(sort, signature);
+  }
+  return signature;
 }
 
 const MALFORMED = 'The cursor is malformed: use the next_cursor or prev_cursor of a previous response.';
@@ -22,7 +30,7 @@ export function encodeCursor(sort: readonly SortTerm[], cursor: Cursor): string 
 }
 
 const isCursorValue = (value: unknown): value is CursorValue =>
-  value === null || ['string', 'number', 'boolean'].includes(typeof value);
+  value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 
 /** The cursor, or a reason it cannot be used with this order. */
 export function decodeCursor(text: string, sort: readonly SortTerm[]): Cursor | string {

@@ -19,14 +19,21 @@ export const MAX_CACHED_QUERY = 1024;
 const continuesCursor = (plan: ListPlan): boolean =>
   plan.mode.kind === 'cursor' && plan.mode.cursor !== undefined;
 
-/** `cursor=<value>` cut out of a query string that has it once, as is (still encoded), and the rest. */
+/**
+ * `cursor=<value>` cut out of a query string that has it once, as is (still encoded), and the rest:
+ * the query string's `&`-separated parts but that one, in their order. Cut by position rather than
+ * split and joined: every page of a scroll passes here.
+ */
 function withoutCursor(rawQuery: string): { rest: string; cursor: string } | undefined {
-  const parts = rawQuery.split('&');
-  const at = parts.findIndex((part) => part.startsWith('cursor='));
-  if (at < 0 || parts.findIndex((part, i) => i > at && part.startsWith('cursor=')) >= 0) return undefined;
-  const cursor = (parts[at] as string).slice('cursor='.length);
-  parts.splice(at, 1);
-  return { rest: parts.join('&'), cursor };
+  const found = rawQuery.startsWith('cursor=') ? 0 : rawQuery.indexOf('&cursor=');
+  if (found === -1) return undefined;
+  const at = found === 0 && rawQuery.startsWith('cursor=') ? 0 : found + 1;
+  if (rawQuery.indexOf('&cursor=', at) !== -1) return undefined;
+  const end = rawQuery.indexOf('&', at);
+  const cursor = rawQuery.slice(at + 'cursor='.length, end === -1 ? undefined : end);
+  const after = end === -1 ? '' : rawQuery.slice(end + 1);
+  const before = at === 0 ? '' : rawQuery.slice(0, at - 1);
+  return { rest: at === 0 || end === -1 ? before || after : `${before}&${after}`, cursor };
 }
 
 /**

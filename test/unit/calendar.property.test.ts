@@ -1,0 +1,82 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { coerceDatetime, coerceDatetimeByPattern, instantEnd } from '../../src/kinds/calendar.js';
+import { datetime } from '../../src/kinds/datetime.js';
+
+/**
+ * Instants are read and checked by character codes where they are written the common way (every row's
+ * instants, every cursor's). Those fast paths must answer exactly what the general path (a pattern and
+ * `Date`) answers, for every text: checked here on texts built from near-misses of the common forms.
+ */
+const two = fc.integer({ min: 0, max: 99 }).map((n) => String(n).padStart(2, '0'));
+const piece = fc.oneof(
+  fc.constantFrom('-', ':', ' ', 'T', '.', 'Z', '+00', '+02:00', '-0530', 'x', '١', '０'),
+  two,
+  fc.integer({ min: 0, max: 9999 }).map((n) => String(n).padStart(4, '0')),
+  fc.stringMatching(/^\d{1,12}$/),
+);
+/** The common form with each part drawn near its range (month 13, day 31 of a short month, hour 24…). */
+const instantLike = fc
+  .record({
+    year: fc.oneof(
+      fc.integer({ min: 990, max: 1010 }),
+      fc.integer({ min: 1896, max: 2104 }),
+      fc.constant(9999),
+    ),
+    month: fc.integer({ min: 0, max: 13 }),
+    day: fc.integer({ min: 0, max: 32 }),
+    hour: fc.integer({ min: 0, max: 25 }),
+    minute: fc.integer({ min: 0, max: 60 }),
+    second: fc.integer({ min: 0, max: 60 }),
+    separator: fc.constantFrom(' ', 'T', 't', '_'),
+    fraction: fc.oneof(fc.constant(''), fc.constant('.'), fc.stringMatching(/^\.\d{1,12}$/)),
+    suffix: fc.constantFrom('', 'Z', 'z', '+00', '+00:00', '-03:30', 'ZZ', ' '),
+  })
+  .map(
+    ({ year, month, day, hour, minute, second, separator, fraction, suffix }) =>
+      `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}` +
+      `${separator}${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}:` +
+      `${String(second).padStart(2, '0')}${fraction}${suffix}`,
+  );
+const texts = fc.oneof(
+  instantLike,
+  fc.array(piece, { maxLength: 10 }).map((parts) => parts.join('')),
+);
+
+/** What `datetime.read` answers for text, by the pattern of every engine's form (the reference). */
+function readByPattern(text: string): string {
+  const utc = text.endsWith('+00') ? text.slice(0, -3) : text;
+  const match = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?$/.exec(utc);
+  return match ? `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0').slice(0, 3)}Z` : text;
+}
+
+describe('instants written the common way', () => {
+  it('are coerced as the general path coerces them', () => {
+    fc.assert(
+      fc.property(texts, (text) => {
+        expect(coerceDatetime(text)).toEqual(coerceDatetimeByPattern(text));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('are read from every engine as the pattern reads them', () => {
+    fc.assert(
+      fc.property(texts, (text) => {
+        const expected = readByPattern(text);
+        // Texts of other forms (offsets) take the general path, which the kind's own tests cover.
+        if (expected !== text) expect(datetime.read?.(text)).toBe(expected);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('end where their seconds or fraction end', () => {
+    expect(instantEnd('2024-02-29 23:59:59')).toBe(19);
+    expect(instantEnd('2024-02-29T23:59:59.123456Z')).toBe(26);
+    expect(instantEnd('2024-02-29 23:59:59.')).toBe(-1);
+    expect(instantEnd('2024-02-29 23:59')).toBe(-1);
+    expect(coerceDatetime('2023-02-29 10:00:00')).toEqual(coerceDatetimeByPattern('2023-02-29 10:00:00'));
+    expect(coerceDatetime('2024-02-29 10:00:00.5Z')).toEqual({ ok: true, value: '2024-02-29T10:00:00.500Z' });
+  });
+});
