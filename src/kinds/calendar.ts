@@ -19,7 +19,6 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-const isDigit = (code: number): boolean => code >= 48 && code <= 57;
 /** The number written by `length` digits of `text` from `at` (known to be digits). */
 const digitsAt = (text: string, at: number, length: number): number => {
   let value = 0;
@@ -28,30 +27,14 @@ const digitsAt = (text: string, at: number, length: number): number => {
 };
 
 /**
- * Where an instant written `YYYY-MM-DD HH:MM:SS` (or with a `T`), with an optional fraction `.d+`,
- * ends at the start of `text`; -1 when `text` does not start so. Read by character codes: the
- * instants of every row of a page and of every cursor pass here, and under load a regular expression
- * and a `Date` cost several microseconds a page more (docs/benchmarks.md).
+ * An instant written `YYYY-MM-DD HH:MM:SS` (or with a `T`) with an optional fraction: how SQLite and
+ * MariaDB store one, PostgreSQL sends one in a UTC session, and a cursor carries one. A test without
+ * captures: the instants of every row and cursor pass here, and under load a pattern's captures and a
+ * `Date` cost microseconds a page (docs/benchmarks.md).
  */
-export function instantEnd(text: string): number {
-  if (text.length < 19) return -1;
-  for (let i = 0; i < 19; i++) {
-    const code = text.charCodeAt(i);
-    const fits =
-      i === 4 || i === 7
-        ? code === 45 /* - */
-        : i === 10
-          ? code === 32 || code === 84 /* space, T */
-          : i === 13 || i === 16
-            ? code === 58 /* : */
-            : isDigit(code);
-    if (!fits) return -1;
-  }
-  if (text.charCodeAt(19) !== 46 /* . */) return 19;
-  let end = 20;
-  while (end < text.length && isDigit(text.charCodeAt(end))) end++;
-  return end === 20 ? -1 : end;
-}
+export const plainInstant = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?$/;
+/** `plainInstant` with at most 9 digits of fraction and an optional `Z`, as `coerceDatetime` takes it. */
+const plainUtcInput = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z?$/;
 
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const isLeap = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
@@ -61,10 +44,7 @@ const isLeap = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) |
  * its date or time does not exist, undefined when the text is written another way.
  */
 function coercePlainInstant(text: string, expected: string): Coerced<string> | undefined {
-  const end = instantEnd(text);
-  if (end === -1 || end - 20 > 9) return undefined;
-  if (end !== text.length && !(end === text.length - 1 && text.charCodeAt(end) === 90) /* Z */)
-    return undefined;
+  if (!plainUtcInput.test(text)) return undefined;
   const year = digitsAt(text, 0, 4);
   const month = digitsAt(text, 5, 2);
   const day = digitsAt(text, 8, 2);
@@ -79,7 +59,8 @@ function coercePlainInstant(text: string, expected: string): Coerced<string> | u
     digitsAt(text, 17, 2) > 59
   )
     return fail(expected);
-  const ms = end === 19 ? '000' : text.slice(20, Math.min(end, 23)).padEnd(3, '0');
+  const fraction = text.charCodeAt(19) === 46 /* . */ ? text.slice(20, 23).replace('Z', '') : '';
+  const ms = fraction.padEnd(3, '0');
   return ok(`${text.slice(0, 10)}T${text.slice(11, 19)}.${ms}Z`);
 }
 
