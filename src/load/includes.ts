@@ -4,7 +4,7 @@ import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { resourceConditions } from '../sql/conditions.js';
 import type { Connection } from '../sql/connect.js';
-import type { Row, RunOptions } from '../sql/dialect.js';
+import { type Row, type RunOptions, unplannedValue } from '../sql/dialect.js';
 import { constrainedStatement, LINK, TOTAL } from '../sql/related.js';
 import { visibleSelection } from '../sql/selection.js';
 import { rowReader, subsetReader } from './row-reader.js';
@@ -125,6 +125,8 @@ function relatedRows(
   columns: readonly string[] | undefined,
 ): Promise<Row[]> {
   const target = relation.target;
+  // The parents' keys the service read itself: the plan (the link's index) is the same for any of them.
+  const linked = keys.map((key) => unplannedValue(connection.dialect, key));
   let query = connection.db
     .selectFrom(`${target.table} as r`)
     .select(visibleSelection(target, 'r', connection.dialect, columns));
@@ -132,9 +134,9 @@ function relatedRows(
     query = query
       .innerJoin(`${relation.pivot.table} as p`, `p.${relation.pivot.childKey}`, `r.${relation.childKey}`)
       .select(`p.${relation.pivot.parentKey} as ${LINK}`)
-      .where(`p.${relation.pivot.parentKey}`, 'in', keys);
+      .where(`p.${relation.pivot.parentKey}`, 'in', linked);
   } else {
-    query = query.select(`r.${relation.childKey} as ${LINK}`).where(`r.${relation.childKey}`, 'in', keys);
+    query = query.select(`r.${relation.childKey} as ${LINK}`).where(`r.${relation.childKey}`, 'in', linked);
   }
   // The same conditions as every other read of the target: soft deletes and its row scope.
   if (target.softDeleteColumn || target.scope)

@@ -5,7 +5,7 @@ import type { EndpointPolicy } from '../resource/policy.js';
 import type { ResolvedRelation } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { ConditionCompiler, endpointConditions, resourceConditions } from './conditions.js';
-import type { DynamicDb, DynamicSelect, SqlDialect } from './dialect.js';
+import { type DynamicDb, type DynamicSelect, type SqlDialect, unplannedValue } from './dialect.js';
 import {
   type Branch,
   keysetBranches,
@@ -152,7 +152,7 @@ export class ListCompiler {
   /** `count(*)` of at most `limit` filtered rows: the engine stops reading once it has them. */
   boundedCountQuery(limit: number): DynamicSelect {
     return this.db
-      .selectFrom(this.matchQuery().limit(limit).as('bounded'))
+      .selectFrom(this.matchQuery().limit(unplannedValue(this.dialect, limit)).as('bounded'))
       .select((eb) => eb.fn.countAll().as('total'));
   }
 
@@ -179,8 +179,10 @@ export class ListCompiler {
     let query = this.selection();
     if (groups) query = query.where((eb) => keysetCondition(eb, groups));
     query = this.ordered(query, sort, BASE);
-    if (options.limit !== undefined) query = query.limit(options.limit);
-    if (options.offset) query = query.offset(sql<number>`${param(options.offset)}`);
+    // The page's cut is the service's own: its plan does not depend on it.
+    if (options.limit !== undefined) query = query.limit(unplannedValue(this.dialect, options.limit));
+    if (options.offset)
+      query = query.offset(sql<number>`${unplannedValue(this.dialect, param(options.offset))}`);
     return query;
   }
 
@@ -377,7 +379,7 @@ export class ListCompiler {
         return term.direction === 'asc' ? ordered.nullsFirst() : ordered.nullsLast();
       });
     }
-    return query.limit(shape.limit);
+    return query.limit(unplannedValue(this.dialect, shape.limit));
   }
 
   /** The table alias a column or path group reads from. */
@@ -471,13 +473,13 @@ export class ListCompiler {
         sort,
         BASE,
       );
-      if (limit !== undefined) part = part.limit(limit);
+      if (limit !== undefined) part = part.limit(unplannedValue(this.dialect, limit));
       // Wrapped: SQLite allows no ORDER BY or LIMIT on a member of a compound SELECT.
       return this.db.selectFrom(part.as(`k${i}`)).selectAll();
     });
     const union = parts.slice(1).reduce((all, part) => all.unionAll(part), parts[0] as DynamicSelect);
     let query = this.ordered(this.db.selectFrom(union.as(PAGE)).selectAll(), sort, PAGE);
-    if (limit !== undefined) query = query.limit(limit);
+    if (limit !== undefined) query = query.limit(unplannedValue(this.dialect, limit));
     return query;
   }
 

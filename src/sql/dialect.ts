@@ -411,6 +411,15 @@ export interface SqlDialect {
    */
   readonly rowValueKeyset: boolean;
   /**
+   * A bound value written so that the planner does not read it: for the values the service decides
+   * itself (a page's LIMIT and OFFSET, a cursor's sort values, the parents' keys of an include), whose
+   * plan is the same whatever they are. SQLite's planner reads the value bound to a bare `?` where it
+   * could choose by it, and then prepares the statement again each time a value is bound to it: at
+   * every run (README, Prepared shapes). Without it, the value as it is. Filter values stay readable:
+   * their plan may rightly depend on them.
+   */
+  readonly unplanned?: (value: unknown) => Expression<unknown>;
+  /**
    * `SELECT … FOR UPDATE` locks the row read until the transaction ends (PostgreSQL, MariaDB). SQLite
    * has no such clause and needs none: its writes are serialized by the database's one writer.
    */
@@ -585,4 +594,9 @@ export async function insertReturning(
     Record<string, unknown>
   >`insert into ${sql.table(table)} default values returning ${sql.ref(primaryKey)}`.execute(db);
   return inserted.rows[0]?.[primaryKey];
+}
+
+/** A value the planner is not to read, in the dialect's way (`SqlDialect.unplanned`). */
+export function unplannedValue<T>(dialect: SqlDialect, value: T): T | Expression<T> {
+  return dialect.unplanned ? (dialect.unplanned(value) as Expression<T>) : value;
 }

@@ -1,7 +1,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { CursorValue, SortTerm } from '../plan/list-plan.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
-import type { SqlDialect } from './dialect.js';
+import { type SqlDialect, unplannedValue } from './dialect.js';
 import { type Param, param, type Slot } from './slots.js';
 
 type Eb = DynamicExpressionBuilder;
@@ -16,7 +16,8 @@ export type SortOperand = string | ((eb: Eb) => Expression<unknown>);
 /** One sort term in a keyset condition, with the cursor's value for it (null: the row's was NULL). */
 interface KeysetTerm {
   readonly operand: SortOperand;
-  readonly value: Param | null;
+  /** The cursor's value, kept from the planner (`SqlDialect.unplanned`): the plan is the sort's index. */
+  readonly value: Param | Expression<Param> | null;
   readonly nullable: boolean;
 }
 
@@ -51,7 +52,10 @@ export function keysetGroups(
     const value =
       slot === undefined || slot.cls === 'null'
         ? null
-        : param(slot, (stored) => (typeof stored === 'boolean' ? dialect.bindBoolean(stored) : stored));
+        : unplannedValue(
+            dialect,
+            param(slot, (stored) => (typeof stored === 'boolean' ? dialect.bindBoolean(stored) : stored)),
+          );
     const item = { operand: operand(term), value, nullable: nullable(term) };
     const last = groups[groups.length - 1];
     const plain = !item.nullable && value !== null;

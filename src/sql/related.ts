@@ -4,7 +4,14 @@ import { type IncludeConstraint, type Scalar, type SortTerm, sortNullable } from
 import { type ResolvedRelation, type ResolvedResource, reachesScope } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { ConditionCompiler, resourceConditions } from './conditions.js';
-import type { DynamicDb, DynamicSelect, SqlDialect, Statement, TopPerParent } from './dialect.js';
+import {
+  type DynamicDb,
+  type DynamicSelect,
+  type SqlDialect,
+  type Statement,
+  type TopPerParent,
+  unplannedValue,
+} from './dialect.js';
 import { type CompiledShape, SlottedStatement } from './prepared.js';
 import { visibleSelection } from './selection.js';
 
@@ -54,7 +61,8 @@ export function constrainedStatement(db: DynamicDb, dialect: SqlDialect, read: C
   const { relation, constraint, ctx } = read;
   const target = relation.target;
   const filters = new SlottedStatement(constraint.where);
-  const keys = read.keys.map((key) => filters.value(key as Scalar));
+  // The parents' keys the service read itself: the plan (the link's index) is the same for any of them.
+  const keys = read.keys.map((key) => unplannedValue(dialect, filters.value(key as Scalar)));
   const limit = constraint.limit === undefined ? undefined : filters.value(constraint.limit);
   const cacheable = filters.cacheable && !reachesAnyScope(target);
   const key = `${dialect.name}|${read.parentTable}|${relation.name}|${read.columns?.join(',') ?? '*'}|${filters.key}`;

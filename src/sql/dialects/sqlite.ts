@@ -185,6 +185,9 @@ export const sqlite: SqlDialect = {
   bucketBranches: 64,
   topPerParent: rankedTopPerParent,
   rowValueKeyset: false,
+  // `+?` is the same value as `?`, with no affinity either, but the planner never reads it: a
+  // statement whose plan read a bound `?` is prepared again at every run (README, Prepared shapes).
+  unplanned: (value) => sql`+${value}`,
   rowLocks: false,
   stopsReads: false,
   insertRow: insertReturning,
