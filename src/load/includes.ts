@@ -126,7 +126,8 @@ function relatedRows(
 ): Promise<Row[]> {
   const target = relation.target;
   // The parents' keys the service read itself: the plan (the link's index) is the same for any of them.
-  const linked = keys.map((key) => unplannedValue(connection.dialect, key));
+  const { dialect } = connection;
+  const linked = dialect.unplanned ? keys.map((key) => unplannedValue(dialect, key)) : keys;
   let query = connection.db
     .selectFrom(`${target.table} as r`)
     .select(visibleSelection(target, 'r', connection.dialect, columns));

@@ -25,9 +25,10 @@ const continuesCursor = (plan: ListPlan): boolean =>
  * split and joined: every page of a scroll passes here.
  */
 function withoutCursor(rawQuery: string): { rest: string; cursor: string } | undefined {
-  const found = rawQuery.startsWith('cursor=') ? 0 : rawQuery.indexOf('&cursor=');
+  const first = rawQuery.startsWith('cursor=');
+  const found = first ? 0 : rawQuery.indexOf('&cursor=');
   if (found === -1) return undefined;
-  const at = found === 0 && rawQuery.startsWith('cursor=') ? 0 : found + 1;
+  const at = first ? 0 : found + 1;
   if (rawQuery.indexOf('&cursor=', at) !== -1) return undefined;
   const end = rawQuery.indexOf('&', at);
   const cursor = rawQuery.slice(at + 'cursor='.length, end === -1 ? undefined : end);
