@@ -1,16 +1,19 @@
 /**
  * npm run bench [-- --engines pg,mariadb,sqlite --users 100000 --duration 3 --rounds 7 --connections 10
- *                  --queries Q8,Q9 --no-strategies --no-stages]
+ *                  --queries Q8,Q9 --no-strategies --no-stages --paired]
  *
  * On each engine, the service against a hand-written node:http baseline (pg, mysql2, better-sqlite3)
  * on the same data, for the queries of bench/queries.ts: first both must give the same answers (the
  * whole body), then each query is loaded A B A B (service, baseline, …) with wrk, a native load
  * generator in its own process, each load starting once the last one's statements are done
  * (bench/settle.ts), and the medians are compared (budget 0.95), req/s and the CPU time each server
- * spent per request. Then Q1–Q7 again on the endpoints whose totals are bounded or estimated,
+ * spent per request. With --paired, each round loads both servers at once, both pinned to one CPU and
+ * wrk to the other: both share the same CPU at the same instants, so the host's drift, which moves one
+ * 3 s round by ±30 % on a shared machine, falls out of each round's ratio. Then Q1–Q7 again on the endpoints whose totals are bounded or estimated,
  * against the baseline's exact count (budget 5×).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
@@ -27,7 +30,7 @@ import {
 } from './queries.js';
 import { type Settler, settler } from './settle.js';
 import { measureStages } from './stages.js';
-import { cpuMicros, ensureWrk, wrk } from './wrk.js';
+import { cpuMicros, ensureWrk, pin, wrk } from './wrk.js';
 
 const { values } = parseArgs({
   options: {
@@ -42,8 +45,21 @@ const { values } = parseArgs({
     queries: { type: 'string' },
     'no-strategies': { type: 'boolean', default: false },
     'no-stages': { type: 'boolean', default: false },
+    paired: { type: 'boolean', default: false },
   },
 });
+/**
+ * --paired: the CPU both servers run on, and the one the load generators run on. Loaded at once on one
+ * CPU, each server gets half of it (the scheduler shares it by time), so the one that spends less CPU
+ * per request serves more; the drift of the host (its other tenants, this CPU's speed) strikes both in
+ * the same instants. Measured on a busy 2-CPU machine, read-one on SQLite: the hand-written server
+ * against itself read 0.96–1.08 per round (median 1.02) this way, 0.45–2.00 loaded in turn.
+ */
+const SERVERS_CPU = 0;
+const LOAD_CPU = 1;
+const paired = values.paired;
+if (paired && availableParallelism() < 2)
+  throw new Error('--paired needs 2 CPUs: the servers on one, wrk on the other');
 const here = dirname(fileURLToPath(import.meta.url));
 const SERVICE = 3901;
 /** Every query at least this share of the baseline's requests per second. */
@@ -117,7 +133,13 @@ export async function load(
 ): Promise<Sample> {
   const paths = vary ? Array.from({ length: VARIED }, (_, n) => vary(n)) : undefined;
   const before = pid === undefined ? 0 : cpuMicros(pid);
-  const result = await wrk(`http://127.0.0.1:${port}${path}`, seconds, Number(values.connections), paths);
+  const result = await wrk(
+    `http://127.0.0.1:${port}${path}`,
+    seconds,
+    Number(values.connections),
+    paths,
+    paired ? LOAD_CPU : undefined,
+  );
   const used = pid === undefined ? 0 : cpuMicros(pid) - before;
   return { rps: result.rps, p50: result.p50, p99: result.p99, cpu: used / result.requests };
 }
@@ -170,9 +192,19 @@ async function measure(item: Measured, seconds: number, pids: Pids, settled: Set
     await settled.settle();
     base.push(await load(BASELINE, item.baseline, seconds, pids.baseline));
   };
+  const both = async () => {
+    await settled.settle();
+    const [s, b] = await Promise.all([
+      load(SERVICE, item.service, seconds, pids.service),
+      load(BASELINE, item.baseline, seconds, pids.baseline),
+    ]);
+    svc.push(s);
+    base.push(b);
+  };
   // A B, B A, A B…: neither server always goes first, and each round's pair ran side by side in time.
   for (let round = 0; round < Number(values.rounds); round++) {
-    if (round % 2 === 0) {
+    if (paired) await both();
+    else if (round % 2 === 0) {
       await service();
       await baseline();
     } else {
@@ -302,6 +334,7 @@ async function runEngine(engine: EngineName): Promise<string[]> {
     }
     const rows: string[] = [];
     const pids = { service: service.pid as number, baseline: baseline.pid as number };
+    if (paired) for (const pid of Object.values(pids)) pin(pid, SERVERS_CPU);
     const settled = settler(engine, url, [pids.service, pids.baseline]);
     try {
       for (const item of measured) {

@@ -39,13 +39,15 @@ function ms(text: string): number {
 
 /**
  * `seconds` of load on `url` with `connections` connections from one wrk thread; `paths` (when given)
- * are requested in turn instead (a Lua script cycles through them), so each request can differ.
+ * are requested in turn instead (a Lua script cycles through them), so each request can differ; `cpu`
+ * (when given) is the one CPU wrk runs on (`taskset`).
  */
 export function wrk(
   url: string,
   seconds: number,
   connections: number,
   paths?: readonly string[],
+  cpu?: number,
 ): Promise<WrkResult> {
   // wrk's own timeout (2 s) would count a slow query's queued requests as socket errors: on a busy
   // machine a query that sorts thousands of rows waits longer than that behind 16 connections, and is
@@ -63,7 +65,9 @@ export function wrk(
   }
   args.push(url);
   return new Promise((resolve, reject) => {
-    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const [command, argv] =
+      cpu === undefined ? ['wrk', args] : ['taskset', ['-c', String(cpu), 'wrk', ...args]];
+    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -88,6 +92,11 @@ export function wrk(
       });
     });
   });
+}
+
+/** Every thread of process `pid` (and those it starts later) on CPU `cpu` only. */
+export function pin(pid: number, cpu: number): void {
+  execFileSync('taskset', ['-a', '-c', '-p', String(cpu), String(pid)], { stdio: 'ignore' });
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux). */
