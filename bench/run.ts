@@ -7,9 +7,9 @@
  * whole body), then each query is loaded A B A B (service, baseline, …) with wrk, a native load
  * generator in its own process, each load starting once the last one's statements are done
  * (bench/settle.ts), and the medians are compared (budget 0.95), req/s and the CPU time each server
- * spent per request. With --paired, each round loads both servers at once, both pinned to one CPU and
- * wrk to the other: both share the same CPU at the same instants, so the host's drift, which moves one
- * 3 s round by ±30 % on a shared machine, falls out of each round's ratio. Then Q1–Q7 again on the endpoints whose totals are bounded or estimated,
+ * spent per request. With --paired (experimental), each round loads both servers at once, both pinned
+ * to one CPU and wrk to the other: the host's drift strikes both in the same instants, but they share
+ * that CPU's caches in turns (docs/benchmarks.md, Method). Then Q1–Q7 again on the endpoints whose totals are bounded or estimated,
  * against the baseline's exact count (budget 5×).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -53,7 +53,9 @@ const { values } = parseArgs({
  * CPU, each server gets half of it (the scheduler shares it by time), so the one that spends less CPU
  * per request serves more; the drift of the host (its other tenants, this CPU's speed) strikes both in
  * the same instants. Measured on a busy 2-CPU machine, read-one on SQLite: the hand-written server
- * against itself read 0.96–1.08 per round (median 1.02) this way, 0.45–2.00 loaded in turn.
+ * against itself read 0.96–1.08 per round (median 1.02) this way, 0.45–2.00 loaded in turn. Not the
+ * budget's method: sharing one CPU's caches in turns may cost the larger process more, which a server
+ * against itself cannot show, and PostgreSQL's cheap rows read lower paired than in turn.
  */
 const SERVERS_CPU = 0;
 const LOAD_CPU = 1;
