@@ -7,10 +7,10 @@
  * whole body), then each query is loaded A B A B (service, baseline, …) with wrk, a native load
  * generator in its own process, each load starting once the last one's statements are done
  * (bench/settle.ts), and the medians are compared (budget 0.95), req/s and the CPU time each server
- * spent per request. With --paired (experimental), each round loads both servers at once, both pinned
- * to one CPU and wrk to the other: the host's drift strikes both in the same instants, but they share
- * that CPU's caches in turns (docs/benchmarks.md, Method). Then Q1–Q7 again on the endpoints whose totals are bounded or estimated,
- * against the baseline's exact count (budget 5×).
+ * spent per request. Then Q1–Q7 again on the endpoints whose totals are bounded or estimated, against
+ * the baseline's exact count (budget 5×). With --paired (experimental), each round loads both servers
+ * at once, both pinned to one CPU and wrk to the other: the host's drift strikes both in the same
+ * instants, but they share that CPU's caches in turns (docs/benchmarks.md, Method).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';

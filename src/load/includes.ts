@@ -4,7 +4,7 @@ import type { ResolvedRelation, ResolvedResource } from '../resource/registry.js
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { resourceConditions } from '../sql/conditions.js';
 import type { Connection } from '../sql/connect.js';
-import { type Row, type RunOptions, unplannedValue } from '../sql/dialect.js';
+import { type Row, type RunOptions, unplannedValues } from '../sql/dialect.js';
 import { constrainedStatement, LINK, TOTAL } from '../sql/related.js';
 import { visibleSelection } from '../sql/selection.js';
 import { rowReader, subsetReader } from './row-reader.js';
@@ -126,8 +126,7 @@ function relatedRows(
 ): Promise<Row[]> {
   const target = relation.target;
   // The parents' keys the service read itself: the plan (the link's index) is the same for any of them.
-  const { dialect } = connection;
-  const linked = dialect.unplanned ? keys.map((key) => unplannedValue(dialect, key)) : keys;
+  const linked = unplannedValues(connection.dialect, keys);
   let query = connection.db
     .selectFrom(`${target.table} as r`)
     .select(visibleSelection(target, 'r', connection.dialect, columns));

@@ -600,3 +600,12 @@ export async function insertReturning(
 export function unplannedValue<T>(dialect: SqlDialect, value: T): T | Expression<T> {
   return dialect.unplanned ? (dialect.unplanned(value) as Expression<T>) : value;
 }
+
+/** Values the planner is not to read; the same array where the dialect writes them as they are. */
+export function unplannedValues<T>(
+  dialect: SqlDialect,
+  values: readonly T[],
+): readonly (T | Expression<T>)[] {
+  const { unplanned } = dialect;
+  return unplanned ? values.map((value) => unplanned(value) as Expression<T>) : values;
+}
