@@ -113,6 +113,7 @@ export function withHeaders<V extends string | number = string>(
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
+const jsonType: Readonly<Record<string, string>> = { 'content-type': JSON_TYPE };
 
 /** A JSON answer. */
 export function json(status: number, value: unknown, headers: Record<string, string> = {}): ServiceResponse {
@@ -125,5 +126,5 @@ export function jsonText(
   text: string,
   headers: Record<string, string> = {},
 ): ServiceResponse {
-  return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: text };
+  return { status, headers: withHeaders(jsonType, headers), body: text };
 }

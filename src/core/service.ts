@@ -11,7 +11,7 @@ import type { Connection } from '../sql/connect.js';
 import { mayDo, requireAccess } from './access.js';
 import { answerError, fallbackLogger } from './answer.js';
 import { json, jsonText, type ServiceRequest, type ServiceResponse, type ServiceRoute } from './exchange.js';
-import { listHandlers } from './list/handlers.js';
+import { listHandlers, type OneRecord } from './list/handlers.js';
 import { linkBase } from './origin.js';
 import { queryBodyLimit, queryFromBody } from './query-body.js';
 import { etagOf, type RecordRoutes, recordRoutes, type WriteCall } from './records.js';
@@ -22,8 +22,18 @@ export interface CreateServiceOptions<Ctx = unknown> {
   connection: Connection;
 }
 
-/** What a matched route does with the request, its context and the query string. */
-type Run = (request: ServiceRequest, ctx: unknown, rawQuery: string) => Promise<ServiceResponse>;
+/**
+ * What a matched route does with the request, its context, the query string and the path (a record's
+ * routes read their id from it).
+ */
+type Run = (
+  request: ServiceRequest,
+  ctx: unknown,
+  rawQuery: string,
+  pathname: string,
+) => Promise<ServiceResponse>;
+/** What a record's route does: a `Run` whose last argument is the id's path segment (still escaped). */
+type RecordRun = Run;
 
 /**
  * The service, free of any web framework: `handle` takes a request and gives the response, or
@@ -84,7 +94,7 @@ export async function createService<Ctx = unknown>(
     route(path, bodyLimit);
   };
   /** `<base>/:id` and `<base>/:id/restore`, by base path (the list's, and the form's when it differs). */
-  const byId = new Map<string, RecordTarget>();
+  const byId = new Map<string, RecordRouting>();
   /** Every list path, served or not: a request there is the service's (405 when nothing is enabled). */
   const listPaths = new Set<string>();
   /** The runs that answer a list: their answers depend on `Accept` (an export, or JSON). */
@@ -112,7 +122,7 @@ export async function createService<Ctx = unknown>(
     route(path, 0);
     if (endpoint.actions.has('list')) {
       /** The list of a query string, once access is granted. */
-      const listed: Run = (request, ctx, rawQuery) =>
+      const listed = (request: ServiceRequest, ctx: unknown, rawQuery: string) =>
         list({
           rawQuery,
           url: `${linkBase(config, request)}${path}`,
@@ -143,7 +153,7 @@ export async function createService<Ctx = unknown>(
       // Aggregates reveal no more than the list: the list's access rule, filters and scopes. Without
       // `aggregates` the path is not served: it is then a record's, whose id "aggregate" is none (404).
       if (endpoint.aggregates) {
-        const aggregated: Run = (request, ctx, rawQuery) =>
+        const aggregated = (request: ServiceRequest, ctx: unknown, rawQuery: string) =>
           aggregate({ rawQuery, ctx, signal: request.signal, primary: readsPrimary(request) });
         serve(`${path}/aggregate`, 'GET', async (request, ctx, rawQuery) => {
           const access = may('list', ctx);
@@ -187,10 +197,10 @@ export async function createService<Ctx = unknown>(
         },
         records.bodyLimit,
       );
-    const target: RecordTarget = { endpoint, records, one, may };
+    const routing = recordRouting({ endpoint, records, one, may });
     for (const base of new Set([path, formPath])) {
       if (byId.has(base)) throw new ConfigurationError(`Two endpoints address records at ${base}/:id.`);
-      byId.set(base, target);
+      byId.set(base, routing);
       route(`${base}/:id`, records.bodyLimit);
       route(`${base}/:id/restore`, 0);
     }
@@ -236,76 +246,24 @@ export async function createService<Ctx = unknown>(
     return hook(seen);
   };
 
-  /** A record's routes: read, update and delete at `:id`, restore at `:id/restore`; 405 for the rest. */
-  const recordRun = (
-    method: string,
-    target: RecordTarget,
-    segment: string,
-    restore: boolean,
-  ): Run | ServiceResponse => {
-    const { endpoint, records, one, may } = target;
-    const name = endpoint.resource.name;
-    const enabled = endpoint.actions;
-    const allowed = restore ? restoreMethods : recordMethods;
-    const action = allowed.find(([verb]) => verb === (method === 'HEAD' ? 'GET' : method))?.[1];
-    if (!action || !enabled.has(action))
-      return methodNotAllowed(allowed.filter(([, a]) => enabled.has(a)).map(([verb]) => verb));
-    return async (request, ctx, rawQuery) => {
-      const access = may(action, ctx);
-      if (access) await access;
-      const id = decodeSegment(segment, name);
-      switch (action) {
-        case 'read': {
-          const found = await one({
-            id,
-            rawQuery,
-            ctx,
-            signal: request.signal,
-            primary: readsPrimary(request),
-          });
-          if (!found) throw RequestError.single(404, 'id', `No ${name} record with this id.`);
-          // Some of its fields: the answer's own ETag (`withValidators`), which no write takes.
-          if (!found.stored) return json(200, found.answer);
-          if (found.answer !== found.stored)
-            return json(200, found.answer, { etag: etagOf(endpoint.resource, found.stored) });
-          // The answer is the stored record: its text is both the body and what the ETag digests.
-          const text = JSON.stringify(found.stored);
-          return jsonText(200, text, { etag: etagOf(endpoint.resource, found.stored, text) });
-        }
-        case 'update': {
-          const updated = await records.update(writeCall(request, ctx, id));
-          return json(200, updated.answer, { etag: updated.etag });
-        }
-        case 'delete':
-          await records.remove(writeCall(request, ctx, id));
-          return { status: 204, headers: {}, body: '' };
-        default: {
-          const restored = await records.restore(writeCall(request, ctx, id));
-          return json(200, restored.answer, { etag: restored.etag });
-        }
-      }
-    };
-  };
-
   /**
-   * The route a method and path name, with its run (`:id` segments bound), or the 405 of a path that
-   * does not enable the method (any method, TRACE, OPTIONS and QUERY included).
+   * The route a method and path name, with its run, or the 405 of a path that does not enable the
+   * method (any method, TRACE, OPTIONS and QUERY included). A record's runs read its id from the path.
    */
   const match = (method: string, pathname: string): Run | ServiceResponse | undefined => {
+    const verb = method === 'HEAD' ? 'GET' : method;
     // A path served as it is wins over a record's (`<list>/query` over the record whose key is
     // "query"), as OpenAPI matches concrete paths before templated ones.
     const methods = exact.get(pathname);
-    if (methods)
-      return methods.get(method === 'HEAD' ? 'GET' : method) ?? methodNotAllowed([...methods.keys()]);
+    if (methods) return methods.get(verb) ?? methodNotAllowed([...methods.keys()]);
     // A list path whose list is not enabled (and no create there): only 405 remains.
     if (listPaths.has(pathname)) return methodNotAllowed([]);
-    const restore = pathname.endsWith('/restore');
-    const rest = restore ? pathname.slice(0, -'/restore'.length) : pathname;
-    const cut = rest.lastIndexOf('/');
-    const target = byId.get(rest.slice(0, cut));
-    const segment = rest.slice(cut + 1);
-    if (!target || segment === '') return undefined;
-    return recordRun(method, target, segment, restore);
+    const restore = pathname.endsWith(RESTORE);
+    const cut = idStart(pathname, restore);
+    const routing = byId.get(pathname.slice(0, cut - 1));
+    if (!routing || recordSegment(pathname, restore, cut) === '') return undefined;
+    const runs = restore ? routing.restore : routing.record;
+    return runs.byMethod.get(verb) ?? runs.notAllowed;
   };
 
   const routes: ServiceRoute[] = [...bodyLimits].map(([path, bodyLimit]) => ({ path, bodyLimit }));
@@ -326,7 +284,7 @@ export async function createService<Ctx = unknown>(
         const context = contextOf(request);
         // Without a context hook there is nothing to wait for, and awaiting would still cost a turn.
         const ctx = isThenable(context) ? await context : context;
-        answered = await run(request, ctx, index === -1 ? '' : request.url.slice(index + 1));
+        answered = await run(request, ctx, index === -1 ? '' : request.url.slice(index + 1), pathname);
       } catch (error) {
         answered = await answerError(error, connection, request.log, request.method);
       }
@@ -359,6 +317,96 @@ interface RecordTarget {
   readonly records: RecordRoutes;
   readonly one: ReturnType<typeof listHandlers>['one'];
   readonly may: (action: Action, ctx: unknown) => Promise<void> | undefined;
+}
+
+/**
+ * A record's routes, made once per endpoint: by method, what `<base>/:id` does (read, update,
+ * delete) and what `<base>/:id/restore` does, or the 405 of a method the path does not enable.
+ */
+function recordRouting(target: RecordTarget): RecordRouting {
+  const { endpoint, records, one, may } = target;
+  const name = endpoint.resource.name;
+  /** The record's answer: its text is both the body and what the ETag digests when it is stored. */
+  const readAnswer = (found: OneRecord | undefined): ServiceResponse => {
+    if (!found) throw RequestError.single(404, 'id', `No ${name} record with this id.`);
+    // Some of its fields: the answer's own ETag (`withValidators`), which no write takes.
+    if (!found.stored) return json(200, found.answer);
+    if (found.answer !== found.stored)
+      return json(200, found.answer, { etag: etagOf(endpoint.resource, found.stored) });
+    const text = JSON.stringify(found.stored);
+    return jsonText(200, text, { etag: etagOf(endpoint.resource, found.stored, text) });
+  };
+  // Not `async`: read-one is the request a detail view and a poll make all day, and each async layer
+  // costs it a promise and a resumption (docs/benchmarks.md).
+  const read: RecordRun = (request, ctx, rawQuery, segment) =>
+    one({
+      id: decodeSegment(segment, name),
+      rawQuery,
+      ctx,
+      signal: request.signal,
+      primary: readsPrimary(request),
+    }).then(readAnswer);
+  const runs: Record<Action, RecordRun | undefined> = {
+    read,
+    update: async (request, ctx, _rawQuery, segment) => {
+      const updated = await records.update(writeCall(request, ctx, decodeSegment(segment, name)));
+      return json(200, updated.answer, { etag: updated.etag });
+    },
+    delete: async (request, ctx, _rawQuery, segment) => {
+      await records.remove(writeCall(request, ctx, decodeSegment(segment, name)));
+      return { status: 204, headers: {}, body: '' };
+    },
+    restore: async (request, ctx, _rawQuery, segment) => {
+      const restored = await records.restore(writeCall(request, ctx, decodeSegment(segment, name)));
+      return json(200, restored.answer, { etag: restored.etag });
+    },
+    list: undefined,
+    create: undefined,
+  };
+  const routing = (allowed: readonly (readonly [string, Action])[], restore: boolean): MethodRuns => {
+    const enabled = allowed.filter(([, action]) => endpoint.actions.has(action));
+    const byMethod = new Map<string, Run>();
+    for (const [method, action] of enabled) {
+      const run = runs[action] as RecordRun;
+      // Access is decided before the id is read: who may not read learns nothing from a 404.
+      byMethod.set(method, (request, ctx, rawQuery, pathname) => {
+        const access = may(action, ctx);
+        const segment = recordSegment(pathname, restore);
+        return access
+          ? access.then(() => run(request, ctx, rawQuery, segment))
+          : run(request, ctx, rawQuery, segment);
+      });
+    }
+    return { byMethod, notAllowed: methodNotAllowed(enabled.map(([method]) => method)) };
+  };
+  return { record: routing(recordMethods, false), restore: routing(restoreMethods, true) };
+}
+
+/** A record path's runs by method (GET for HEAD too), and the 405 of every other method. */
+interface MethodRuns {
+  readonly byMethod: ReadonlyMap<string, Run>;
+  readonly notAllowed: ServiceResponse;
+}
+
+/** The runs of `<base>/:id` and of `<base>/:id/restore`. */
+interface RecordRouting {
+  readonly record: MethodRuns;
+  readonly restore: MethodRuns;
+}
+
+const RESTORE = '/restore';
+
+/** Where a record path's id segment starts: after the last `/` of `<base>/:id` (or `<base>/:id/restore`). */
+function idStart(pathname: string, restore: boolean): number {
+  return (
+    (restore ? pathname.lastIndexOf('/', pathname.length - RESTORE.length - 1) : pathname.lastIndexOf('/')) +
+    1
+  );
+}
+
+/** A record path's id segment, as it came. */
+function recordSegment(pathname: string, restore: boolean, start = idStart(pathname, restore)): string {
+  return pathname.slice(start, restore ? pathname.length - RESTORE.length : pathname.length);
 }
 
 /** 405: the path exists, the method is not one of its enabled actions (hosts answer it for their own paths). */

@@ -90,7 +90,8 @@ export function withValidators(
     return { ...response, headers: withHeaders(response.headers, { vary }) };
   }
   const etag = response.headers.etag ?? digestTag(response.body);
-  const headers = withHeaders(response.headers, dependsOnCaller ? personalCaching : sharedCaching, { etag });
+  const headers = withHeaders(response.headers, dependsOnCaller ? personalCaching : sharedCaching);
+  headers.etag = etag;
   if (dependsOnCaller) headers.vary = varyOf(vary, personalCaching.vary);
   else if (vary) headers.vary = vary;
   const ifNoneMatch = request.headers['if-none-match'];
@@ -99,5 +100,6 @@ export function withValidators(
     const { 'content-type': _type, ...kept } = headers;
     return { status: 304, headers: kept, body: '' };
   }
-  return { ...response, headers };
+  // Named rather than spread: the read's answer keeps one shape, request after request.
+  return { status: response.status, headers, body: response.body };
 }

@@ -6,7 +6,6 @@ import {
   type ServiceLogger,
   type ServiceRequest,
   type ServiceResponse,
-  withHeaders,
 } from '../core/exchange.js';
 import { readNodeBody } from './body.js';
 
@@ -48,10 +47,11 @@ export function writeNodeResponse(
     response.end();
     return undefined;
   }
-  response.writeHead(
-    status,
-    withHeaders<string | number>(headers, { 'content-length': Buffer.byteLength(body) }),
-  );
+  // Node takes headers as a flat list of names and values too: one array rather than a copy of the
+  // answer's headers with its length added, and Node walks it without an own-property check per name.
+  const raw: (string | number)[] = ['content-length', Buffer.byteLength(body)];
+  for (const name in headers) raw.push(name, headers[name] as string);
+  response.writeHead(status, raw);
   response.end(body);
   return undefined;
 }

@@ -7,6 +7,8 @@ import { coerceForColumn } from '../../plan/values.js';
 import { parseListQuery } from '../../request/parse.js';
 import type { ResourceRecord } from '../../resource/policy.js';
 import type { ResolvedColumn } from '../../resource/registry.js';
+import type { ReadOptions } from '../../sql/connect.js';
+import type { Row } from '../../sql/dialect.js';
 import type { ClientSignal } from '../exchange.js';
 import { MAX_CACHED_PLANS, MAX_CACHED_QUERY } from './plans.js';
 import { type ListState, readOptions } from './state.js';
@@ -41,7 +43,12 @@ const ONE_ONLY = 'not used when reading one record (include, count, fields and f
  * composite key joined by commas in key order (`7,42`). Undefined when it cannot be a key.
  */
 export function keyValues(keys: readonly ResolvedColumn[], id: string): Scalar[] | undefined {
-  const parts = keys.length === 1 ? [id] : id.split(',');
+  if (keys.length === 1) {
+    // The common case, without the arrays of a composite key's parts.
+    const coerced = coerceForColumn(keys[0] as ResolvedColumn, id);
+    return coerced.ok ? [coerced.value] : undefined;
+  }
+  const parts = id.split(',');
   if (parts.length !== keys.length) return undefined;
   const values: Scalar[] = [];
   for (const [i, key] of keys.entries()) {
@@ -92,19 +99,38 @@ export function oneRecordReader(state: ListState): (call: OneCall) => Promise<On
     if (rawQuery.length <= MAX_CACHED_QUERY) plans.set(rawQuery, plan);
     return plan;
   };
-  return async ({ id, rawQuery, ctx, signal, primary }) => {
-    const values = keyValues(keys, id);
-    // Parameters are checked before the id: a wrong parameter is the client's to fix either way.
-    const plan = queryPlan(rawQuery);
-    if (!values) return undefined;
-    const options = readOptions(state, signal, primary);
-    const [row] = await state.connection.run(state.queries.one(plan, targets, values, ctx), options);
-    if (!row) return undefined;
-    if (plan.columns) return { answer: (await state.shape(plan, [row], ctx, options))[0] };
+  /** The record of its row: the stored form as it is, or shaped by includes, counts or the transformer. */
+  const recordOf = (
+    plan: ListPlan,
+    row: Row,
+    ctx: unknown,
+    options: ReadOptions,
+  ): OneRecord | Promise<OneRecord> => {
+    if (plan.columns) return firstOf(state.shape(plan, [row], ctx, options), (answer) => ({ answer }));
     const stored = state.read(row);
     if (plan.includes.length === 0 && plan.counts.length === 0 && !state.transforms)
       return { answer: stored, stored };
-    const [answer] = await state.shape(plan, [row], ctx, options);
-    return { answer, stored };
+    return firstOf(state.shape(plan, [row], ctx, options), (answer) => ({ answer, stored }));
   };
+  // Not `async`, as the list's handler: read-one is the cheapest request there is, and each async
+  // layer costs it a promise and a resumption (docs/benchmarks.md). A refused query string throws here,
+  // to the caller, who awaits in a `try`.
+  return ({ id, rawQuery, ctx, signal, primary }) => {
+    const values = keyValues(keys, id);
+    // Parameters are checked before the id: a wrong parameter is the client's to fix either way.
+    const plan = queryPlan(rawQuery);
+    if (!values) return Promise.resolve(undefined);
+    const options = readOptions(state, signal, primary);
+    return state.connection
+      .run(state.queries.one(plan, targets, values, ctx), options)
+      .then((rows) => (rows[0] ? recordOf(plan, rows[0], ctx, options) : undefined));
+  };
+}
+
+/** The first of the shaped records, made into what the read answers, whether shaping waited or not. */
+function firstOf(
+  shaped: unknown[] | Promise<unknown[]>,
+  made: (answer: unknown) => OneRecord,
+): OneRecord | Promise<OneRecord> {
+  return Array.isArray(shaped) ? made(shaped[0]) : shaped.then((records) => made(records[0]));
 }
