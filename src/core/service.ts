@@ -8,7 +8,7 @@ import { resolveResources } from '../resource/resolve.js';
 import type { DetailRelation } from '../schema/types.js';
 import { readCatalog } from '../sql/catalog.js';
 import type { Connection } from '../sql/connect.js';
-import { mayDo, requireAccess } from './access.js';
+import { type AccessCheck, accessChecks, mayDo } from './access.js';
 import { answerError, fallbackLogger } from './answer.js';
 import { json, jsonText, type ServiceRequest, type ServiceResponse, type ServiceRoute } from './exchange.js';
 import { listHandlers, type OneRecord } from './list/handlers.js';
@@ -117,7 +117,7 @@ export async function createService<Ctx = unknown>(
     const resource = endpoint.resource.name;
     const { list, one, aggregate } = listHandlers(endpoint, connection);
     const records = recordRoutes(endpoint, connection, prefix, relationsOf(endpoint, schemaOf));
-    const may = (action: Action, ctx: unknown) => requireAccess(policy, action, resource, ctx, identified);
+    const may = accessChecks(policy, resource, identified);
     listPaths.add(path);
     route(path, 0);
     if (endpoint.actions.has('list')) {
@@ -134,7 +134,7 @@ export async function createService<Ctx = unknown>(
       // Not `async`: an async function that returns a promise adopts it through extra turns of the
       // microtask queue, on every list request. A throw here is the caller's, who awaits in a `try`.
       const listRun: Run = (request, ctx, rawQuery) => {
-        const access = may('list', ctx);
+        const access = may.list(ctx);
         return access ? access.then(() => listed(request, ctx, rawQuery)) : listed(request, ctx, rawQuery);
       };
       listRuns.add(listRun);
@@ -143,7 +143,7 @@ export async function createService<Ctx = unknown>(
       // the URL's, so that who may not list learns nothing from how the body is refused.
       const limit = queryBodyLimit(endpoint.limits.maxQueryLength);
       const bodyRun: Run = async (request, ctx, rawQuery) => {
-        const access = may('list', ctx);
+        const access = may.list(ctx);
         if (access) await access;
         return listed(request, ctx, await queryFromBody(request, rawQuery, limit));
       };
@@ -156,7 +156,7 @@ export async function createService<Ctx = unknown>(
         const aggregated = (request: ServiceRequest, ctx: unknown, rawQuery: string) =>
           aggregate({ rawQuery, ctx, signal: request.signal, primary: readsPrimary(request) });
         serve(`${path}/aggregate`, 'GET', async (request, ctx, rawQuery) => {
-          const access = may('list', ctx);
+          const access = may.list(ctx);
           if (access) await access;
           return aggregated(request, ctx, rawQuery);
         });
@@ -164,7 +164,7 @@ export async function createService<Ctx = unknown>(
           `${path}/aggregate/query`,
           'POST',
           async (request, ctx, rawQuery) => {
-            const access = may('list', ctx);
+            const access = may.list(ctx);
             if (access) await access;
             return aggregated(request, ctx, await queryFromBody(request, rawQuery, limit));
           },
@@ -177,7 +177,7 @@ export async function createService<Ctx = unknown>(
       withSchema.push({ endpoint, records });
       const documentPath = records.schemaPath;
       serve(documentPath, 'GET', async (_request, ctx) => {
-        await may('read', ctx);
+        await may.read(ctx);
         const actions: Action[] = [];
         for (const action of endpoint.actions) if (await mayDo(policy, action, ctx)) actions.push(action);
         return json(200, records.document(actions, !actions.includes('update')));
@@ -190,7 +190,7 @@ export async function createService<Ctx = unknown>(
         formPath,
         'POST',
         async (request, ctx) => {
-          await may('create', ctx);
+          await may.create(ctx);
           const created = await records.create(writeCall(request, ctx));
           const location = `${formPath}/${encodeURIComponent(String(created.id))}`;
           return json(201, created.answer, { etag: created.etag, location });
@@ -316,7 +316,7 @@ interface RecordTarget {
   readonly endpoint: CompiledEndpoint;
   readonly records: RecordRoutes;
   readonly one: ReturnType<typeof listHandlers>['one'];
-  readonly may: (action: Action, ctx: unknown) => Promise<void> | undefined;
+  readonly may: Readonly<Record<Action, AccessCheck>>;
 }
 
 /**
@@ -369,8 +369,9 @@ function recordRouting(target: RecordTarget): RecordRouting {
     for (const [method, action] of enabled) {
       const run = runs[action] as RecordRun;
       // Access is decided before the id is read: who may not read learns nothing from a 404.
+      const check = may[action];
       byMethod.set(method, (request, ctx, rawQuery, pathname) => {
-        const access = may(action, ctx);
+        const access = check(ctx);
         const segment = recordSegment(pathname, restore);
         return access
           ? access.then(() => run(request, ctx, rawQuery, segment))
