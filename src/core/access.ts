@@ -1,5 +1,5 @@
 import { RequestError } from '../errors/request-error.js';
-import type { Action, EndpointPolicy } from '../resource/policy.js';
+import type { AccessRule, Action, EndpointPolicy } from '../resource/policy.js';
 
 /** Reading is open unless a rule closes it; writing is closed unless a rule opens it. */
 const openByDefault: Record<Action, boolean> = {
@@ -20,10 +20,15 @@ const verbs: Record<Action, string> = {
   restore: 'restore',
 };
 
-/** Whether the context may do `action` on the endpoint. */
+/** An action's rule, or where none is set, whether the action is open by default. */
+function ruleOf(policy: EndpointPolicy, action: Action): AccessRule | boolean {
+  return policy.access?.[action] ?? openByDefault[action];
+}
+
+/** Whether the context may do `action` on the endpoint (schema documents and the index list actions). */
 export async function mayDo(policy: EndpointPolicy, action: Action, ctx: unknown): Promise<boolean> {
-  const rule = policy.access?.[action];
-  return rule ? (await rule(ctx)) === true : openByDefault[action];
+  const rule = ruleOf(policy, action);
+  return typeof rule === 'boolean' ? rule : (await rule(ctx)) === true;
 }
 
 /**
@@ -60,9 +65,9 @@ export function accessChecks(
   identified: (ctx: unknown) => boolean,
 ): Readonly<Record<Action, AccessCheck>> {
   const check = (action: Action): AccessCheck => {
-    const rule = policy.access?.[action];
-    if (!rule)
-      return openByDefault[action]
+    const rule = ruleOf(policy, action);
+    if (typeof rule === 'boolean')
+      return rule
         ? open
         : (ctx) => {
             throw denial(action, resource, identified(ctx));

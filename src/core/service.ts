@@ -23,17 +23,15 @@ export interface CreateServiceOptions<Ctx = unknown> {
 }
 
 /**
- * What a matched route does with the request, its context, the query string and the path (a record's
- * routes read their id from it).
+ * What a matched route does with the request, its context, the query string and, on a record's
+ * routes, the id's path segment as it came (still escaped; empty on the paths served as they are).
  */
 type Run = (
   request: ServiceRequest,
   ctx: unknown,
   rawQuery: string,
-  pathname: string,
+  segment: string,
 ) => Promise<ServiceResponse>;
-/** What a record's route does: a `Run` whose last argument is the id's path segment (still escaped). */
-type RecordRun = Run;
 
 /**
  * The service, free of any web framework: `handle` takes a request and gives the response, or
@@ -247,21 +245,13 @@ export async function createService<Ctx = unknown>(
   };
 
   /**
-   * The route a method and path name, with its run, or the 405 of a path that does not enable the
-   * method (any method, TRACE, OPTIONS and QUERY included). A record's runs read its id from the path.
+   * The record route a method and path name, or the 405 of a record path that does not enable the
+   * method; `undefined` where the path is not a record's.
    */
-  const match = (method: string, pathname: string): Run | ServiceResponse | undefined => {
-    const verb = method === 'HEAD' ? 'GET' : method;
-    // A path served as it is wins over a record's (`<list>/query` over the record whose key is
-    // "query"), as OpenAPI matches concrete paths before templated ones.
-    const methods = exact.get(pathname);
-    if (methods) return methods.get(verb) ?? methodNotAllowed([...methods.keys()]);
-    // A list path whose list is not enabled (and no create there): only 405 remains.
-    if (listPaths.has(pathname)) return methodNotAllowed([]);
-    const restore = pathname.endsWith(RESTORE);
-    const cut = idStart(pathname, restore);
-    const routing = byId.get(pathname.slice(0, cut - 1));
-    if (!routing || recordSegment(pathname, restore, cut) === '') return undefined;
+  const matchRecord = (verb: string, pathname: string, restore: boolean, segment: string) => {
+    const start = (restore ? pathname.length - RESTORE.length : pathname.length) - segment.length;
+    const routing = byId.get(pathname.slice(0, start - 1));
+    if (!routing || segment === '') return undefined;
     const runs = restore ? routing.restore : routing.record;
     return runs.byMethod.get(verb) ?? runs.notAllowed;
   };
@@ -274,8 +264,21 @@ export async function createService<Ctx = unknown>(
     async handle(request) {
       const index = request.url.indexOf('?');
       const pathname = index === -1 ? request.url : request.url.slice(0, index);
-      const run = match(request.method, pathname);
-      if (!run) return undefined;
+      const verb = request.method === 'HEAD' ? 'GET' : request.method;
+      // A path served as it is wins over a record's (`<list>/query` over the record whose key is
+      // "query"), as OpenAPI matches concrete paths before templated ones.
+      const methods = exact.get(pathname);
+      let run: Run | ServiceResponse | undefined;
+      let segment = '';
+      if (methods) run = methods.get(verb) ?? methodNotAllowed([...methods.keys()]);
+      // A list path whose list is not enabled (and no create there): only 405 remains.
+      else if (listPaths.has(pathname)) return methodNotAllowed([]);
+      else {
+        const restore = pathname.endsWith(RESTORE);
+        segment = recordSegment(pathname, restore);
+        run = matchRecord(verb, pathname, restore, segment);
+        if (!run) return undefined;
+      }
       // Which methods a path has does not depend on who asks: a 405 needs no context (and so no
       // credentials: a bad Authorization header does not turn it into a 401).
       if (typeof run !== 'function') return run;
@@ -284,7 +287,7 @@ export async function createService<Ctx = unknown>(
         const context = contextOf(request);
         // Without a context hook there is nothing to wait for, and awaiting would still cost a turn.
         const ctx = isThenable(context) ? await context : context;
-        answered = await run(request, ctx, index === -1 ? '' : request.url.slice(index + 1), pathname);
+        answered = await run(request, ctx, index === -1 ? '' : request.url.slice(index + 1), segment);
       } catch (error) {
         answered = await answerError(error, connection, request.log, request.method);
       }
@@ -338,7 +341,7 @@ function recordRouting(target: RecordTarget): RecordRouting {
   };
   // Not `async`: read-one is the request a detail view and a poll make all day, and each async layer
   // costs it a promise and a resumption (docs/benchmarks.md).
-  const read: RecordRun = (request, ctx, rawQuery, segment) =>
+  const read: Run = (request, ctx, rawQuery, segment) =>
     one({
       id: decodeSegment(segment, name),
       rawQuery,
@@ -346,7 +349,7 @@ function recordRouting(target: RecordTarget): RecordRouting {
       signal: request.signal,
       primary: readsPrimary(request),
     }).then(readAnswer);
-  const runs: Record<Action, RecordRun | undefined> = {
+  const runs: Record<Action, Run | undefined> = {
     read,
     update: async (request, ctx, _rawQuery, segment) => {
       const updated = await records.update(writeCall(request, ctx, decodeSegment(segment, name)));
@@ -363,16 +366,15 @@ function recordRouting(target: RecordTarget): RecordRouting {
     list: undefined,
     create: undefined,
   };
-  const routing = (allowed: readonly (readonly [string, Action])[], restore: boolean): MethodRuns => {
+  const routing = (allowed: readonly (readonly [string, Action])[]): MethodRuns => {
     const enabled = allowed.filter(([, action]) => endpoint.actions.has(action));
     const byMethod = new Map<string, Run>();
     for (const [method, action] of enabled) {
-      const run = runs[action] as RecordRun;
+      const run = runs[action] as Run;
       // Access is decided before the id is read: who may not read learns nothing from a 404.
       const check = may[action];
-      byMethod.set(method, (request, ctx, rawQuery, pathname) => {
+      byMethod.set(method, (request, ctx, rawQuery, segment) => {
         const access = check(ctx);
-        const segment = recordSegment(pathname, restore);
         return access
           ? access.then(() => run(request, ctx, rawQuery, segment))
           : run(request, ctx, rawQuery, segment);
@@ -380,7 +382,7 @@ function recordRouting(target: RecordTarget): RecordRouting {
     }
     return { byMethod, notAllowed: methodNotAllowed(enabled.map(([method]) => method)) };
   };
-  return { record: routing(recordMethods, false), restore: routing(restoreMethods, true) };
+  return { record: routing(recordMethods), restore: routing(restoreMethods) };
 }
 
 /** A record path's runs by method (GET for HEAD too), and the 405 of every other method. */
@@ -397,17 +399,10 @@ interface RecordRouting {
 
 const RESTORE = '/restore';
 
-/** Where a record path's id segment starts: after the last `/` of `<base>/:id` (or `<base>/:id/restore`). */
-function idStart(pathname: string, restore: boolean): number {
-  return (
-    (restore ? pathname.lastIndexOf('/', pathname.length - RESTORE.length - 1) : pathname.lastIndexOf('/')) +
-    1
-  );
-}
-
-/** A record path's id segment, as it came. */
-function recordSegment(pathname: string, restore: boolean, start = idStart(pathname, restore)): string {
-  return pathname.slice(start, restore ? pathname.length - RESTORE.length : pathname.length);
+/** A record path's id segment, as it came: after the last `/` of `<base>/:id` (or `<base>/:id/restore`). */
+function recordSegment(pathname: string, restore: boolean): string {
+  const end = restore ? pathname.length - RESTORE.length : pathname.length;
+  return pathname.slice(pathname.lastIndexOf('/', end - 1) + 1, end);
 }
 
 /** 405: the path exists, the method is not one of its enabled actions (hosts answer it for their own paths). */
