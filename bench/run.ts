@@ -28,6 +28,7 @@ import {
   queriesFor,
   strategyEndpoints,
 } from './queries.js';
+import { RUNTIME_FLAGS } from './runtime-flags.js';
 import { type Settler, settler } from './settle.js';
 import { measureStages } from './stages.js';
 import { cpuMicros, ensureWrk, pin, wrk } from './wrk.js';
@@ -73,15 +74,6 @@ const BASELINE = 3902;
 const CPU_BUDGET = 1.05;
 /** The cheap requests (a keyset page, read-one): where the service's own JavaScript weighs most. */
 const cheap = new Set(['Q8', 'Q12']);
-
-/**
- * Flags both servers run with. The rounds alternate, so each server idles while the other is measured,
- * and V8's memory reducer then shrinks its heap at moments of its own; afterwards a cheap request costs
- * about a fifth more for as long as a minute, in the hand-written server as in the service (measured:
- * read-one 25 → 30 µs after idling, in both; unchanged without the reducer). Where it struck one server
- * and not the other, the same code read 1.03 in one run and 1.17 in the next (docs/benchmarks.md).
- */
-export const RUNTIME_FLAGS = ['--no-memory-reducer'];
 
 export function start(
   script: string,

@@ -9,16 +9,21 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** wrk on PATH; installed from Debian's packages when missing and this process may (root). */
-export function ensureWrk(): void {
-  if (spawnSync('wrk', ['--version']).error === undefined) return;
+/** `command` on PATH; installed from Debian's package of that name when missing and this process may (root). */
+export function ensureDebianPackage(command: string, why: string): void {
+  if (spawnSync(command, ['--version']).error === undefined) return;
   if (process.getuid?.() !== 0)
-    throw new Error('wrk is missing: install it (apt-get install wrk), the benchmark loads servers with it.');
-  console.log('installing wrk (apt-get install wrk)…');
-  execFileSync('apt-get', ['install', '-y', '-q', 'wrk'], {
+    throw new Error(`${command} is missing: install it (apt-get install ${command}), ${why}.`);
+  console.log(`installing ${command} (apt-get install ${command})…`);
+  execFileSync('apt-get', ['install', '-y', '-q', command], {
     stdio: 'inherit',
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });
+}
+
+/** wrk on PATH (see `ensureDebianPackage`). */
+export function ensureWrk(): void {
+  ensureDebianPackage('wrk', 'the benchmark loads servers with it');
 }
 
 export interface WrkResult {

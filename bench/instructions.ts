@@ -1,0 +1,199 @@
+/**
+ * npm run bench:instructions [-- --engine sqlite|pg|mariadb --users 100000 --queries Q12,Q8 --requests 3000]
+ *
+ * Machine instructions per request, the service against the hand-written baseline, both run under
+ * valgrind's callgrind (Debian's package). An instruction count does not move with the host's speed
+ * or its other tenants: the same build counted twice agrees within a few tenths of a per cent, where a
+ * round of `npm run bench` moves by ten or twenty on this shared machine. It is not time — a cache
+ * miss costs no instruction — so the budget stays with `npm run bench`; this is the instrument that
+ * tells whether a change of a few per cent in the service's own work is real (docs/benchmarks.md).
+ *
+ * Both servers first serve every query of bench/queries.ts (as `npm run bench` warms them), then for
+ * each measured query: requests until its code is optimized, then counting on, `--requests` requests,
+ * 10 at a time, counting off. The two servers run at once: a count does not depend on the load. The
+ * count covers the whole process (its JavaScript, V8's compilers and collector, the driver; on SQLite
+ * the database too, on a server engine only the client's side).
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { prepareEngineDataset } from './dataset.js';
+import { type EngineName, engineNames } from './engines.js';
+import { queriesFor } from './queries.js';
+import { RUNTIME_FLAGS } from './runtime-flags.js';
+import { ensureDebianPackage } from './wrk.js';
+
+const { values } = parseArgs({
+  options: {
+    engine: { type: 'string', default: 'sqlite' },
+    users: { type: 'string', default: '100000' },
+    queries: { type: 'string', default: 'Q12,Q8' },
+    requests: { type: 'string', default: '3000' },
+    /** Requests of a query before it is counted: V8 has optimized its code by then (checked: 20,000). */
+    warm: { type: 'string', default: '20000' },
+  },
+});
+const engine = values.engine as EngineName;
+if (!engineNames.includes(engine)) throw new Error(`--engine: one of ${engineNames.join(', ')}`);
+const here = dirname(fileURLToPath(import.meta.url));
+const SERVICE = 3931;
+const BASELINE = 3932;
+
+interface Counted {
+  readonly name: string;
+  readonly port: number;
+  readonly child: ChildProcess;
+  readonly out: string;
+}
+
+/** A server under callgrind, counting nothing until told to. */
+function underCallgrind(
+  name: string,
+  port: number,
+  script: string,
+  args: string[],
+  url: string,
+  out: string,
+) {
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      // V8 writes and rewrites its machine code: valgrind must see every change to translate it anew.
+      '--smc-check=all-non-file',
+      `--callgrind-out-file=${join(out, `${name}.%p`)}`,
+      process.execPath,
+      ...RUNTIME_FLAGS,
+      script,
+      ...args,
+    ],
+    { env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'ignore'] },
+  );
+  return { name, port, child, out };
+}
+
+/** `count` GETs of `path`, `concurrency` at a time on kept-alive connections; every answer must be 200. */
+async function requests(port: number, path: string, count: number, concurrency = 10): Promise<void> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  let left = count;
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      get({ host: '127.0.0.1', port, path, agent }, (response) => {
+        response.resume();
+        response.on('end', () =>
+          response.statusCode === 200 ? resolve() : reject(new Error(`${path}: ${response.statusCode}`)),
+        );
+      }).on('error', reject);
+    });
+  const caller = async () => {
+    while (left-- > 0) await one();
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, caller));
+  } finally {
+    agent.destroy();
+  }
+}
+
+async function ready(server: Counted, path: string): Promise<void> {
+  // Under valgrind a start takes tens of seconds: its JIT translates Node's code first.
+  for (let attempt = 0; attempt < 600; attempt++) {
+    if (server.child.exitCode !== null)
+      throw new Error(`${server.name} exited with ${server.child.exitCode}`);
+    try {
+      await requests(server.port, path, 1, 1);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  throw new Error(`${server.name} did not answer`);
+}
+
+const control = (server: Counted, ...args: string[]) =>
+  execFileSync('callgrind_control', [...args, String(server.child.pid)], { stdio: 'ignore' });
+
+/** The instructions counted since the last dump: callgrind_control -d writes them and starts again. */
+function dumped(server: Counted): number {
+  control(server, '-d');
+  const prefix = `${server.name}.${server.child.pid}.`;
+  const last = readdirSync(server.out)
+    .filter((file) => file.startsWith(prefix))
+    .sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)))
+    .at(-1);
+  if (!last) throw new Error(`${server.name}: callgrind wrote no dump`);
+  const totals = /^totals: (\d+)/m.exec(readFileSync(join(server.out, last), 'utf8'));
+  if (!totals) throw new Error(`${server.name}: no totals in ${last}`);
+  return Number(totals[1]);
+}
+
+async function main(): Promise<void> {
+  ensureDebianPackage('valgrind', 'bench:instructions counts with its callgrind');
+  const url = await prepareEngineDataset(engine, Number(values.users));
+  const queries = queriesFor(engine);
+  const measured = (values.queries as string).split(',').map((id) => {
+    const path = queries[id as keyof typeof queries];
+    if (!path) throw new Error(`--queries: no query ${id}`);
+    return { id, path };
+  });
+  const out = mkdtempSync(join(tmpdir(), 'rqs-callgrind-'));
+  const servers = [
+    underCallgrind(
+      'service',
+      SERVICE,
+      join(here, '../src/cli/main.js'),
+      ['--config', join(here, 'bench-config.js'), '--port', String(SERVICE), '--workers', '1'],
+      url,
+      out,
+    ),
+    underCallgrind(
+      'baseline',
+      BASELINE,
+      join(here, 'baseline.js'),
+      ['--port', String(BASELINE), '--engine', engine],
+      url,
+      out,
+    ),
+  ];
+  try {
+    // The two servers at once: an instruction count does not depend on what else the machine runs.
+    await Promise.all(
+      servers.map(async (server) => {
+        await ready(server, queries.Q12);
+        for (const path of Object.values(queries)) await requests(server.port, path, 300, 4);
+      }),
+    );
+    const requestCount = Number(values.requests);
+    console.log(
+      `${engine}: machine instructions per request under callgrind (${requestCount} requests each, after ${values.warm})\n`,
+    );
+    console.log('query | service | baseline | service/baseline');
+    console.log('---|---:|---:|---:');
+    for (const { id, path } of measured) {
+      const [service, baseline] = (await Promise.all(
+        servers.map(async (server) => {
+          await requests(server.port, path, Number(values.warm));
+          control(server, '-z');
+          control(server, '-i', 'on');
+          await requests(server.port, path, requestCount);
+          control(server, '-i', 'off');
+          return dumped(server) / requestCount;
+        }),
+      )) as [number, number];
+      console.log(
+        `${id} | ${Math.round(service).toLocaleString('en')} | ${Math.round(baseline).toLocaleString('en')} | ${(service / baseline).toFixed(3)}`,
+      );
+    }
+  } finally {
+    for (const server of servers) server.child.kill('SIGTERM');
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+await main();
+process.exit(0);
