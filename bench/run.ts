@@ -1,13 +1,14 @@
 /**
- * npm run bench [-- --engines pg,mariadb,sqlite --users 100000 --duration 3 --rounds 7 --connections 10
- *                  --queries Q8,Q9 --no-strategies --no-stages --paired]
+ * npm run bench [-- --engines pg,mariadb,sqlite --users 100000 --duration 3 --rounds 7 --max-rounds 21
+ *                  --connections 10 --queries Q8,Q9 --no-strategies --no-stages --paired]
  *
  * On each engine, the service against a hand-written node:http baseline (pg, mysql2, better-sqlite3)
  * on the same data, for the queries of bench/queries.ts: first both must give the same answers (the
  * whole body), then each query is loaded A B A B (service, baseline, …) with wrk, a native load
  * generator in its own process, each load starting once the last one's statements are done
  * (bench/settle.ts), and the medians are compared (budget 0.95), req/s and the CPU time each server
- * spent per request. Then Q1–Q7 again on the endpoints whose totals are bounded or estimated, against
+ * spent per request; a row whose rounds leave its verdict to chance gets more rounds
+ * (bench/verdict.ts). Then Q1–Q7 again on the endpoints whose totals are bounded or estimated, against
  * the baseline's exact count (budget 5×). With --paired (experimental), each round loads both servers
  * at once, both pinned to one CPU and wrk to the other: the host's drift strikes both in the same
  * instants, but they share that CPU's caches in turns (docs/benchmarks.md, Method).
@@ -31,6 +32,7 @@ import {
 import { RUNTIME_FLAGS } from './runtime-flags.js';
 import { type Settler, settler } from './settle.js';
 import { measureStages } from './stages.js';
+import { decided } from './verdict.js';
 import { cpuMicros, ensureWrk, pin, wrk } from './wrk.js';
 
 const { values } = parseArgs({
@@ -41,6 +43,8 @@ const { values } = parseArgs({
     // cent over minutes (shared host), and alternating often puts both servers in the same drift.
     duration: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '7' },
+    // A row whose rounds do not yet settle its budget either way gets more, up to this many.
+    'max-rounds': { type: 'string', default: '21' },
     connections: { type: 'string', default: '10' },
     /** A comma-separated subset of the queries to load (the answers check still covers all of them). */
     queries: { type: 'string' },
@@ -63,6 +67,8 @@ const LOAD_CPU = 1;
 const paired = values.paired;
 if (paired && availableParallelism() < 2)
   throw new Error('--paired needs 2 CPUs: the servers on one, wrk on the other');
+const rounds = Number(values.rounds);
+const maxRounds = Math.max(rounds, Number(values['max-rounds']));
 const here = dirname(fileURLToPath(import.meta.url));
 const SERVICE = 3901;
 /** Every query at least this share of the baseline's requests per second. */
@@ -195,8 +201,16 @@ async function measure(item: Measured, seconds: number, pids: Pids, settled: Set
     svc.push(s);
     base.push(b);
   };
+  // The median of the rounds' ratios: each compares two loads a few seconds apart, so the machine's
+  // drift over the run cancels out of it.
+  const ratios = () => svc.map((x, i) => x.rps / (base[i] as Sample).rps);
+  const cpuRatios = () => svc.map((x, i) => x.cpu / (base[i] as Sample).cpu);
+  // Past --rounds, more rounds until the median's interval is on one side of each budget (bench/verdict.ts).
+  const settledVerdict = () =>
+    decided(ratios(), { min: item.budget }) &&
+    (item.cpuBudget === undefined || decided(cpuRatios(), { max: item.cpuBudget }));
   // A B, B A, A B…: neither server always goes first, and each round's pair ran side by side in time.
-  for (let round = 0; round < Number(values.rounds); round++) {
+  for (let round = 0; round < maxRounds && (round < rounds || !settledVerdict()); round++) {
     if (paired) await both();
     else if (round % 2 === 0) {
       await service();
@@ -213,16 +227,14 @@ async function measure(item: Measured, seconds: number, pids: Pids, settled: Set
   });
   const s = medians(svc);
   const b = medians(base);
-  // The median of the rounds' ratios: each compares two loads a few seconds apart, so the machine's
-  // drift over the run cancels out of it.
-  const ratios = svc.map((x, i) => x.rps / (base[i] as Sample).rps);
-  const ratio = median(ratios);
-  const spread = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+  const rpsRatios = ratios();
+  const ratio = median(rpsRatios);
+  const spread = `${Math.min(...rpsRatios).toFixed(2)}–${Math.max(...rpsRatios).toFixed(2)} (${rpsRatios.length})`;
   const mark = ratio >= item.budget ? '' : ' ✗';
   // CPU per request: the median of each server's rounds, and their ratio (lower is better).
   const cpuS = median(svc.map((x) => x.cpu));
   const cpuB = median(base.map((x) => x.cpu));
-  const cpuRatio = median(svc.map((x, i) => x.cpu / (base[i] as Sample).cpu));
+  const cpuRatio = median(cpuRatios());
   const cpuMark = item.cpuBudget !== undefined && cpuRatio > item.cpuBudget ? ' ✗' : '';
   return `| ${item.id} | ${item.description} | ${s.rps.toFixed(0)} | ${b.rps.toFixed(0)} | ${ratio.toFixed(2)}${mark} | ${spread} | ${cpuS.toFixed(0)} / ${cpuB.toFixed(0)} | ${cpuRatio.toFixed(2)}${cpuMark} | ${s.p50.toFixed(2)} / ${s.p99.toFixed(2)} | ${b.p50.toFixed(2)} / ${b.p99.toFixed(2)} |`;
 }
@@ -352,7 +364,7 @@ async function main(): Promise<void> {
   for (const engine of parseEngines(values.engines)) tables.push([engine, await runEngine(engine)]);
   for (const [engine, rows] of tables) {
     console.log(
-      `\n${engine}\n\n| query | what | service req/s | baseline req/s | ratio | rounds | CPU µs/request service / baseline | CPU ratio | service p50 / p99 ms | baseline p50 / p99 ms |`,
+      `\n${engine}\n\n| query | what | service req/s | baseline req/s | ratio | rounds (how many) | CPU µs/request service / baseline | CPU ratio | service p50 / p99 ms | baseline p50 / p99 ms |`,
     );
     console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
