@@ -1,5 +1,6 @@
 /**
- * npm run bench:instructions [-- --engine sqlite|pg|mariadb --users 100000 --queries Q12,Q8 --requests 3000]
+ * npm run bench:instructions [-- --engine sqlite|pg|mariadb --users 100000 --queries Q12,Q8 --requests 3000
+ *                              --cache-sim]
  *
  * Machine instructions per request, the service against the hand-written baseline, both run under
  * valgrind's callgrind (Debian's package). An instruction count does not move with the host's speed
@@ -13,6 +14,12 @@
  * 10 at a time, counting off. The two servers run at once: a count does not depend on the load. The
  * count covers the whole process (its JavaScript, V8's compilers and collector, the driver; on SQLite
  * the database too, on a server engine only the client's side).
+ *
+ * With --cache-sim, callgrind also simulates the CPU's caches and counts their misses per request:
+ * first-level instruction (I1) and data (D1) misses, and last-level (LL) ones, which go to memory.
+ * Where the service runs fewer instructions than the baseline and still spends more CPU time, a larger
+ * working set is what is left to look at; these counts show it without the host's noise (a simulated
+ * cache, one process, no other tenant: not the real machine's, but the same for both servers).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -35,6 +42,7 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '3000' },
     /** Requests of a query before it is counted: V8 has optimized its code by then (checked: 20,000). */
     warm: { type: 'string', default: '20000' },
+    'cache-sim': { type: 'boolean', default: false },
   },
 });
 const engine = values.engine as EngineName;
@@ -66,6 +74,7 @@ function underCallgrind(
       '--instr-atstart=no',
       // V8 writes and rewrites its machine code: valgrind must see every change to translate it anew.
       '--smc-check=all-non-file',
+      ...(values['cache-sim'] ? ['--cache-sim=yes'] : []),
       `--callgrind-out-file=${join(out, `${name}.%p`)}`,
       process.execPath,
       ...RUNTIME_FLAGS,
@@ -118,8 +127,11 @@ async function ready(server: Counted, path: string): Promise<void> {
 const control = (server: Counted, ...args: string[]) =>
   execFileSync('callgrind_control', [...args, String(server.child.pid)], { stdio: 'ignore' });
 
-/** The instructions counted since the last dump: callgrind_control -d writes them and starts again. */
-function dumped(server: Counted): number {
+/**
+ * The events counted since the last dump (`Ir`, the instructions, and with --cache-sim the misses:
+ * `I1mr`, `D1mr`, `D1mw`, `ILmr`, `DLmr`, `DLmw`): callgrind_control -d writes them and starts again.
+ */
+function dumped(server: Counted): Map<string, number> {
   control(server, '-d');
   const prefix = `${server.name}.${server.child.pid}.`;
   const last = readdirSync(server.out)
@@ -127,9 +139,18 @@ function dumped(server: Counted): number {
     .sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)))
     .at(-1);
   if (!last) throw new Error(`${server.name}: callgrind wrote no dump`);
-  const totals = /^totals: (\d+)/m.exec(readFileSync(join(server.out, last), 'utf8'));
-  if (!totals) throw new Error(`${server.name}: no totals in ${last}`);
-  return Number(totals[1]);
+  const text = readFileSync(join(server.out, last), 'utf8');
+  const events = /^events: (.+)$/m.exec(text)?.[1]?.trim().split(/\s+/);
+  const totals = /^totals: (.+)$/m.exec(text)?.[1]?.trim().split(/\s+/);
+  if (!events || !totals) throw new Error(`${server.name}: no events or totals in ${last}`);
+  return new Map(events.map((event, i) => [event, Number(totals[i] ?? 0)]));
+}
+
+/** Per request: instructions, and with --cache-sim the misses of each cache level. */
+function perRequest(counts: Map<string, number>, requestCount: number) {
+  const of = (...events: string[]) =>
+    events.reduce((sum, event) => sum + (counts.get(event) ?? 0), 0) / requestCount;
+  return { ir: of('Ir'), i1: of('I1mr'), d1: of('D1mr', 'D1mw'), ll: of('ILmr', 'DLmr', 'DLmw') };
 }
 
 async function main(): Promise<void> {
@@ -172,8 +193,11 @@ async function main(): Promise<void> {
     console.log(
       `${engine}: machine instructions per request under callgrind (${requestCount} requests each, after ${values.warm})\n`,
     );
-    console.log('query | service | baseline | service/baseline');
-    console.log('---|---:|---:|---:');
+    const cache = values['cache-sim'];
+    console.log(
+      `query | service | baseline | service/baseline${cache ? ' | I1 misses | D1 misses | LL misses (service / baseline)' : ''}`,
+    );
+    console.log(`---|---:|---:|---:${cache ? '|---:|---:|---:' : ''}`);
     for (const { id, path } of measured) {
       const [service, baseline] = (await Promise.all(
         servers.map(async (server) => {
@@ -182,11 +206,15 @@ async function main(): Promise<void> {
           control(server, '-i', 'on');
           await requests(server.port, path, requestCount);
           control(server, '-i', 'off');
-          return dumped(server) / requestCount;
+          return perRequest(dumped(server), requestCount);
         }),
-      )) as [number, number];
+      )) as [ReturnType<typeof perRequest>, ReturnType<typeof perRequest>];
+      const whole = (n: number) => Math.round(n).toLocaleString('en');
+      const misses = cache
+        ? ` | ${whole(service.i1)} / ${whole(baseline.i1)} | ${whole(service.d1)} / ${whole(baseline.d1)} | ${whole(service.ll)} / ${whole(baseline.ll)}`
+        : '';
       console.log(
-        `${id} | ${Math.round(service).toLocaleString('en')} | ${Math.round(baseline).toLocaleString('en')} | ${(service / baseline).toFixed(3)}`,
+        `${id} | ${whole(service.ir)} | ${whole(baseline.ir)} | ${(service.ir / baseline.ir).toFixed(3)}${misses}`,
       );
     }
   } finally {
