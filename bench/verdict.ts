@@ -4,9 +4,10 @@
  * Each round's ratio compares two loads a few seconds apart on a shared host whose speed drifts, so
  * one round of a query the database limits often reads 10 % or more either side of the median. With a
  * fixed seven rounds, a row at parity then falls under 0.95 now and then by chance alone, and a run of
- * some sixty rows rarely has none under it (docs/benchmarks.md, Method). So a row is loaded until the median's
- * confidence interval lies on one side of its budget, or until the rounds run out: the verdict stays
- * the median against the budget, read from as many rounds as it takes to be more than chance.
+ * some sixty rows rarely has none under it (docs/benchmarks.md, Method). So a row is loaded until the
+ * median's confidence interval lies on one side of its budget, or until the rounds run out: the
+ * verdict stays the median against the budget, read from as many rounds as it takes to be more than
+ * chance.
  */
 
 /**
