@@ -1,6 +1,6 @@
 /**
  * npm run bench:instructions [-- --engine sqlite|pg|mariadb --users 100000 --queries Q12,Q8 --requests 3000
- *                              --cache-sim]
+ *                              --cache-sim --ll 1048576,16,64 --keep DIR]
  *
  * Machine instructions per request, the service against the hand-written baseline, both run under
  * valgrind's callgrind (Debian's package). An instruction count does not move with the host's speed
@@ -20,9 +20,12 @@
  * Where the service runs fewer instructions than the baseline and still spends more CPU time, a larger
  * working set is what is left to look at; these counts show it without the host's noise (a simulated
  * cache, one process, no other tenant: not the real machine's, but the same for both servers).
+ *
+ * With --keep DIR, the dumps stay in DIR and both servers write V8's map of their compiled code
+ * (`--perf-basic-prof`), so `npm run bench:annotate` can say which functions the counts fall in.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -43,6 +46,13 @@ const { values } = parseArgs({
     /** Requests of a query before it is counted: V8 has optimized its code by then (checked: 20,000). */
     warm: { type: 'string', default: '20000' },
     'cache-sim': { type: 'boolean', default: false },
+    /**
+     * The last level callgrind simulates, `size,associativity,line` in bytes (its `--LL`). Without it,
+     * callgrind takes what the CPU reports, which a virtual machine may invent (512 MiB, 2-way here).
+     */
+    ll: { type: 'string' },
+    /** Keep callgrind's dumps in this folder, with V8's map of its machine code to name the JavaScript. */
+    keep: { type: 'string' },
   },
 });
 const engine = values.engine as EngineName;
@@ -75,9 +85,12 @@ function underCallgrind(
       // V8 writes and rewrites its machine code: valgrind must see every change to translate it anew.
       '--smc-check=all-non-file',
       ...(values['cache-sim'] ? ['--cache-sim=yes'] : []),
+      ...(values['cache-sim'] && values.ll ? [`--LL=${values.ll}`] : []),
       `--callgrind-out-file=${join(out, `${name}.%p`)}`,
       process.execPath,
       ...RUNTIME_FLAGS,
+      // Callgrind names compiled JavaScript only by address; V8's map (/tmp/perf-PID.map) names it.
+      ...(values.keep ? ['--perf-basic-prof'] : []),
       script,
       ...args,
     ],
@@ -162,7 +175,8 @@ async function main(): Promise<void> {
     if (!path) throw new Error(`--queries: no query ${id}`);
     return { id, path };
   });
-  const out = mkdtempSync(join(tmpdir(), 'rqs-callgrind-'));
+  const out = values.keep ?? mkdtempSync(join(tmpdir(), 'rqs-callgrind-'));
+  mkdirSync(out, { recursive: true });
   const servers = [
     underCallgrind(
       'service',
@@ -219,7 +233,11 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const server of servers) server.child.kill('SIGTERM');
-    rmSync(out, { recursive: true, force: true });
+    if (values.keep)
+      console.log(
+        `\ndumps kept in ${out}; JavaScript's names: ${servers.map(({ child }) => `/tmp/perf-${child.pid}.map`).join(', ')}`,
+      );
+    else rmSync(out, { recursive: true, force: true });
   }
 }
 
