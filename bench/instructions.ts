@@ -1,6 +1,6 @@
 /**
  * npm run bench:instructions [-- --engine sqlite|pg|mariadb --users 100000 --queries Q12,Q8 --requests 3000
- *                              --cache-sim --ll 1048576,16,64 --keep DIR]
+ *                              --cache-sim --ll 1048576,16,64 --branch-sim --keep DIR]
  *
  * Machine instructions per request, the service against the hand-written baseline, both run under
  * valgrind's callgrind (Debian's package). An instruction count does not move with the host's speed
@@ -20,6 +20,8 @@
  * Where the service runs fewer instructions than the baseline and still spends more CPU time, a larger
  * working set is what is left to look at; these counts show it without the host's noise (a simulated
  * cache, one process, no other tenant: not the real machine's, but the same for both servers).
+ * A virtual machine may report caches it does not have: --ll gives the last level's real size.
+ * With --branch-sim, callgrind also models branch prediction and counts the mispredictions.
  *
  * With --keep DIR, the dumps stay in DIR and both servers write V8's map of their compiled code
  * (`--perf-basic-prof`), so `npm run bench:annotate` can say which functions the counts fall in.
@@ -46,6 +48,8 @@ const { values } = parseArgs({
     /** Requests of a query before it is counted: V8 has optimized its code by then (checked: 20,000). */
     warm: { type: 'string', default: '20000' },
     'cache-sim': { type: 'boolean', default: false },
+    /** Also simulate branch prediction: mispredicted conditional and indirect branches per request. */
+    'branch-sim': { type: 'boolean', default: false },
     /**
      * The last level callgrind simulates, `size,associativity,line` in bytes (its `--LL`). Without it,
      * callgrind takes what the CPU reports, which a virtual machine may invent (512 MiB, 2-way here).
@@ -86,6 +90,7 @@ function underCallgrind(
       '--smc-check=all-non-file',
       ...(values['cache-sim'] ? ['--cache-sim=yes'] : []),
       ...(values['cache-sim'] && values.ll ? [`--LL=${values.ll}`] : []),
+      ...(values['branch-sim'] ? ['--branch-sim=yes'] : []),
       `--callgrind-out-file=${join(out, `${name}.%p`)}`,
       process.execPath,
       ...RUNTIME_FLAGS,
@@ -159,11 +164,21 @@ function dumped(server: Counted): Map<string, number> {
   return new Map(events.map((event, i) => [event, Number(totals[i] ?? 0)]));
 }
 
-/** Per request: instructions, and with --cache-sim the misses of each cache level. */
+/**
+ * Per request: instructions, with --cache-sim the misses of each cache level, with --branch-sim the
+ * mispredicted conditional (`Bcm`) and indirect (`Bim`) branches.
+ */
 function perRequest(counts: Map<string, number>, requestCount: number) {
   const of = (...events: string[]) =>
     events.reduce((sum, event) => sum + (counts.get(event) ?? 0), 0) / requestCount;
-  return { ir: of('Ir'), i1: of('I1mr'), d1: of('D1mr', 'D1mw'), ll: of('ILmr', 'DLmr', 'DLmw') };
+  return {
+    ir: of('Ir'),
+    i1: of('I1mr'),
+    d1: of('D1mr', 'D1mw'),
+    ll: of('ILmr', 'DLmr', 'DLmw'),
+    bcm: of('Bcm'),
+    bim: of('Bim'),
+  };
 }
 
 async function main(): Promise<void> {
@@ -208,10 +223,11 @@ async function main(): Promise<void> {
       `${engine}: machine instructions per request under callgrind (${requestCount} requests each, after ${values.warm})\n`,
     );
     const cache = values['cache-sim'];
+    const branches = values['branch-sim'];
     console.log(
-      `query | service | baseline | service/baseline${cache ? ' | I1 misses | D1 misses | LL misses (service / baseline)' : ''}`,
+      `query | service | baseline | service/baseline${cache ? ' | I1 misses | D1 misses | LL misses' : ''}${branches ? ' | conditional mispredicted | indirect mispredicted' : ''}${cache || branches ? ' (service / baseline)' : ''}`,
     );
-    console.log(`---|---:|---:|---:${cache ? '|---:|---:|---:' : ''}`);
+    console.log(`---|---:|---:|---:${cache ? '|---:|---:|---:' : ''}${branches ? '|---:|---:' : ''}`);
     for (const { id, path } of measured) {
       const [service, baseline] = (await Promise.all(
         servers.map(async (server) => {
@@ -227,8 +243,11 @@ async function main(): Promise<void> {
       const misses = cache
         ? ` | ${whole(service.i1)} / ${whole(baseline.i1)} | ${whole(service.d1)} / ${whole(baseline.d1)} | ${whole(service.ll)} / ${whole(baseline.ll)}`
         : '';
+      const mispredicted = branches
+        ? ` | ${whole(service.bcm)} / ${whole(baseline.bcm)} | ${whole(service.bim)} / ${whole(baseline.bim)}`
+        : '';
       console.log(
-        `${id} | ${whole(service.ir)} | ${whole(baseline.ir)} | ${(service.ir / baseline.ir).toFixed(3)}${misses}`,
+        `${id} | ${whole(service.ir)} | ${whole(baseline.ir)} | ${(service.ir / baseline.ir).toFixed(3)}${misses}${mispredicted}`,
       );
     }
   } finally {
