@@ -133,13 +133,13 @@ export async function load(
 ): Promise<Sample> {
   const paths = vary ? Array.from({ length: VARIED }, (_, n) => vary(n)) : undefined;
   const before = pid === undefined ? 0 : cpuMicros(pid);
-  const result = await wrk(
-    `http://127.0.0.1:${port}${path}`,
+  const result = await wrk({
+    url: `http://127.0.0.1:${port}${path}`,
     seconds,
-    Number(values.connections),
+    connections: Number(values.connections),
     paths,
-    paired ? LOAD_CPU : undefined,
-  );
+    cpu: paired ? LOAD_CPU : undefined,
+  });
   const used = pid === undefined ? 0 : cpuMicros(pid) - before;
   return { rps: result.rps, p50: result.p50, p99: result.p99, cpu: used / result.requests };
 }

@@ -42,18 +42,20 @@ function ms(text: string): number {
   return { us: value / 1000, ms: value, s: value * 1000, m: value * 60_000 }[match[2] as 'us'];
 }
 
-/**
- * `seconds` of load on `url` with `connections` connections from one wrk thread; `paths` (when given)
- * are requested in turn instead (a Lua script cycles through them), so each request can differ; `cpu`
- * (when given) is the one CPU wrk runs on (`taskset`).
- */
-export function wrk(
-  url: string,
-  seconds: number,
-  connections: number,
-  paths?: readonly string[],
-  cpu?: number,
-): Promise<WrkResult> {
+/** One load of wrk's. */
+export interface WrkLoad {
+  readonly url: string;
+  readonly seconds: number;
+  /** Connections, all from one wrk thread. */
+  readonly connections: number;
+  /** Requested in turn instead of `url`'s path (a Lua script cycles through them): each request can differ. */
+  readonly paths?: readonly string[];
+  /** The one CPU wrk runs on (`taskset`). */
+  readonly cpu?: number;
+}
+
+/** A load of `seconds` on `url`, and what wrk measured of it. */
+export function wrk({ url, seconds, connections, paths, cpu }: WrkLoad): Promise<WrkResult> {
   // wrk's own timeout (2 s) would count a slow query's queued requests as socket errors: on a busy
   // machine a query that sorts thousands of rows waits longer than that behind 16 connections, and is
   // a measure, not a failure.
