@@ -61,6 +61,8 @@ const { values } = parseArgs({
 });
 const engine = values.engine as EngineName;
 if (!engineNames.includes(engine)) throw new Error(`--engine: one of ${engineNames.join(', ')}`);
+// The last level is a cache's: without the cache simulation there is none to size.
+if (values.ll && !values['cache-sim']) throw new Error('--ll sizes the simulated cache: add --cache-sim');
 const here = dirname(fileURLToPath(import.meta.url));
 const SERVICE = 3931;
 const BASELINE = 3932;
@@ -89,7 +91,7 @@ function underCallgrind(
       // V8 writes and rewrites its machine code: valgrind must see every change to translate it anew.
       '--smc-check=all-non-file',
       ...(values['cache-sim'] ? ['--cache-sim=yes'] : []),
-      ...(values['cache-sim'] && values.ll ? [`--LL=${values.ll}`] : []),
+      ...(values.ll ? [`--LL=${values.ll}`] : []),
       ...(values['branch-sim'] ? ['--branch-sim=yes'] : []),
       `--callgrind-out-file=${join(out, `${name}.%p`)}`,
       process.execPath,
@@ -104,18 +106,31 @@ function underCallgrind(
   return { name, port, child, out };
 }
 
-/** `count` GETs of `path`, `concurrency` at a time on kept-alive connections; every answer must be 200. */
-async function requests(port: number, path: string, count: number, concurrency = 10): Promise<void> {
+/**
+ * `count` GETs of `server`'s `path`, `concurrency` at a time on kept-alive connections; every answer
+ * must be 200. A connection reset while the server still runs is asked again, up to `RETRIES` times in
+ * all: under valgrind on a busy machine one came now and then in the warm-up, and stopped the run. A
+ * server that exited is said so.
+ */
+async function requests(server: Counted, path: string, count: number, concurrency = 10): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   let left = count;
-  const one = () =>
+  let retries = RETRIES;
+  const once = () =>
     new Promise<void>((resolve, reject) => {
-      get({ host: '127.0.0.1', port, path, agent }, (response) => {
+      get({ host: '127.0.0.1', port: server.port, path, agent }, (response) => {
         response.resume();
         response.on('end', () =>
           response.statusCode === 200 ? resolve() : reject(new Error(`${path}: ${response.statusCode}`)),
         );
       }).on('error', reject);
+    });
+  const one = (): Promise<void> =>
+    once().catch((error: unknown) => {
+      if (server.child.exitCode !== null)
+        throw new Error(`${server.name} exited with ${server.child.exitCode} (${path})`);
+      if ((error as { code?: string }).code !== 'ECONNRESET' || retries-- <= 0) throw error;
+      return one();
     });
   const caller = async () => {
     while (left-- > 0) await one();
@@ -127,13 +142,16 @@ async function requests(port: number, path: string, count: number, concurrency =
   }
 }
 
+/** Connection resets a count of requests may meet before it fails. */
+const RETRIES = 10;
+
 async function ready(server: Counted, path: string): Promise<void> {
   // Under valgrind a start takes tens of seconds: its JIT translates Node's code first.
   for (let attempt = 0; attempt < 600; attempt++) {
     if (server.child.exitCode !== null)
       throw new Error(`${server.name} exited with ${server.child.exitCode}`);
     try {
-      await requests(server.port, path, 1, 1);
+      await requests(server, path, 1, 1);
       return;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -215,7 +233,7 @@ async function main(): Promise<void> {
     await Promise.all(
       servers.map(async (server) => {
         await ready(server, queries.Q12);
-        for (const path of Object.values(queries)) await requests(server.port, path, 300, 4);
+        for (const path of Object.values(queries)) await requests(server, path, 300, 4);
       }),
     );
     const requestCount = Number(values.requests);
@@ -231,10 +249,10 @@ async function main(): Promise<void> {
     for (const { id, path } of measured) {
       const [service, baseline] = (await Promise.all(
         servers.map(async (server) => {
-          await requests(server.port, path, Number(values.warm));
+          await requests(server, path, Number(values.warm));
           control(server, '-z');
           control(server, '-i', 'on');
-          await requests(server.port, path, requestCount);
+          await requests(server, path, requestCount);
           control(server, '-i', 'off');
           return perRequest(dumped(server), requestCount);
         }),
