@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
 import { STREAM_BATCH } from '../src/core/list/all-records.js';
+import { createService } from '../src/core/service.js';
 import { defineEndpoint, defineResource, type ServiceConfig } from '../src/resource/policy.js';
 import { buildService, type ServiceOptions } from '../src/server/standalone.js';
 import { dialects } from './support/databases.js';
@@ -232,6 +233,32 @@ for (const dialect of dialects) {
         );
       }
       await sql`drop table stream_faults`.execute(db);
+    });
+
+    it('answers a record at once where the engine reads synchronously, the same answer either way', async () => {
+      const service = await createService({ config, connection: svc.conn });
+      const request = { method: 'GET', url: '/api/users/1', headers: {} };
+      const now = service.respond(request);
+      // SQLite reads on the calling thread: no promise on the way; the server engines answer later.
+      expect(now instanceof Promise).toBe(dialect !== 'sqlite');
+      const answer = await now;
+      expect(answer?.status).toBe(200);
+      expect(answer).toEqual(await service.handle(request));
+      // A refusal made at once is an answer too, in the envelope, never a throw.
+      expect((await service.respond({ ...request, url: '/api/users/1?sort=name' }))?.status).toBe(422);
+      if (dialect !== 'sqlite') return;
+      // While a write's transaction holds SQLite's one connection, the read waits its turn instead.
+      let during: unknown;
+      await svc.conn.db
+        .transaction()
+        .execute(async (trx) => {
+          await sql`update users set name = 'Held' where id = 1`.execute(trx);
+          during = service.respond(request);
+          throw new Error('roll back');
+        })
+        .catch(() => undefined);
+      expect(during instanceof Promise).toBe(true);
+      expect(await during).toEqual(answer);
     });
 
     it('is not taken where Fastify adds to the answer: CORS, a request log', async () => {

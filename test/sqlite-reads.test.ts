@@ -105,6 +105,26 @@ describe('sqlite reads beside transactions', () => {
     expect(await count()).toBe(3);
   });
 
+  it('gives the rows at once when nothing holds the connection, nothing while a transaction does', async () => {
+    const statement = { sql: 'select id from notes where done = ? order by id', parameters: [0] };
+    const runNow = conn.runNow as NonNullable<Connection['runNow']>;
+    expect(runNow(statement)).toEqual([{ id: 1 }, { id: 3 }]);
+    let inside: unknown = 'not run';
+    await conn.db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`insert into notes (id, body, done) values (7, 'seven', 0)`.execute(trx);
+        inside = runNow(statement);
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    // It never reads inside another's transaction: it leaves the read to `run`, which waits its turn.
+    expect(inside).toBeUndefined();
+    expect(runNow(statement)).toEqual([{ id: 1 }, { id: 3 }]);
+    // A refusal of the database is thrown where the read is made.
+    expect(() => runNow({ sql: 'select * from missing_table', parameters: [] })).toThrow(/no such table/);
+  });
+
   it('reads after a failed transaction without waiting for it', async () => {
     await conn.db
       .transaction()

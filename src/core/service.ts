@@ -10,8 +10,15 @@ import { readCatalog } from '../sql/catalog.js';
 import type { Connection } from '../sql/connect.js';
 import { type AccessCheck, accessChecks, mayDo } from './access.js';
 import { answerError, fallbackLogger } from './answer.js';
-import { json, jsonText, type ServiceRequest, type ServiceResponse, type ServiceRoute } from './exchange.js';
+import {
+  json,
+  type ServiceRequest,
+  type ServiceResponse,
+  type ServiceRoute,
+  taggedJson,
+} from './exchange.js';
 import { listHandlers, type OneRecord } from './list/handlers.js';
+import { andThen, isThenable, type NowOrLater } from './now-or-later.js';
 import { linkBase } from './origin.js';
 import { queryBodyLimit, queryFromBody } from './query-body.js';
 import { etagOf, type RecordRoutes, recordRoutes, type WriteCall } from './records.js';
@@ -31,7 +38,7 @@ type Run = (
   ctx: unknown,
   rawQuery: string,
   segment: string,
-) => Promise<ServiceResponse>;
+) => NowOrLater<ServiceResponse>;
 
 /**
  * The service, free of any web framework: `handle` takes a request and gives the response, or
@@ -43,6 +50,12 @@ export interface ResourceService<Ctx = unknown> {
   /** The prefix of every route (`/api`). */
   readonly prefix: string;
   handle(request: ServiceRequest<Ctx>): Promise<ServiceResponse | undefined>;
+  /**
+   * `handle`'s answer, given at once when it is ready without waiting (a read-one on SQLite, a 405),
+   * else its promise: for a host that writes the response as soon as it exists, saving the cheapest
+   * requests a few turns of the microtask queue. It throws nothing: a failure is an answer.
+   */
+  respond(request: ServiceRequest<Ctx>): NowOrLater<ServiceResponse | undefined>;
   /** The OpenAPI document served at `<prefix>/openapi.json` (undefined with `openapi: false`). */
   readonly openapi: OpenApiDocument | undefined;
 }
@@ -232,7 +245,7 @@ export async function createService<Ctx = unknown>(
   if (openapi) {
     // The same document for every request: its ETag is made once, not digested per request.
     const text = JSON.stringify(openapi);
-    const answer = jsonText(200, text, { etag: digestTag(text) });
+    const answer = taggedJson(text, digestTag(text));
     serve(`${prefix}/openapi.json`, 'GET', async () => answer);
   }
 
@@ -257,54 +270,68 @@ export async function createService<Ctx = unknown>(
   };
 
   const routes: ServiceRoute[] = [...bodyLimits].map(([path, bodyLimit]) => ({ path, bodyLimit }));
+  const respond = (request: ServiceRequest): NowOrLater<ServiceResponse | undefined> => {
+    const index = request.url.indexOf('?');
+    const pathname = index === -1 ? request.url : request.url.slice(0, index);
+    const verb = request.method === 'HEAD' ? 'GET' : request.method;
+    // A path served as it is wins over a record's (`<list>/query` over the record whose key is
+    // "query"), as OpenAPI matches concrete paths before templated ones.
+    const methods = exact.get(pathname);
+    let run: Run | ServiceResponse | undefined;
+    let segment = '';
+    if (methods) run = methods.get(verb) ?? methodNotAllowed([...methods.keys()]);
+    // A list path whose list is not enabled (and no create there): only 405 remains.
+    else if (listPaths.has(pathname)) return methodNotAllowed([]);
+    else {
+      const restore = pathname.endsWith(RESTORE);
+      segment = recordSegment(pathname, restore);
+      run = matchRecord(verb, pathname, restore, segment);
+      if (!run) return undefined;
+    }
+    // Which methods a path has does not depend on who asks: a 405 needs no context (and so no
+    // credentials: a bad Authorization header does not turn it into a 401).
+    if (typeof run !== 'function') return run;
+    const rawQuery = index === -1 ? '' : request.url.slice(index + 1);
+    // A list's answer, refusals included, depends on Accept: a cache keeps one per Accept. An answer
+    // that depends on who asks must not be served to someone else by a shared cache.
+    const varies = listRuns.has(run) ? 'Accept' : undefined;
+    const dependsOnCaller = request.context !== undefined || config.context !== undefined;
+    let answered: NowOrLater<ServiceResponse>;
+    try {
+      const context = contextOf(request);
+      // Without a context hook there is nothing to wait for, and waiting would still cost a turn.
+      answered = isThenable(context)
+        ? Promise.resolve(context).then((ctx) => run(request, ctx, rawQuery, segment))
+        : run(request, context, rawQuery, segment);
+    } catch (error) {
+      return refusal(request, error, dependsOnCaller, varies);
+    }
+    // An answer made at once is given at once: no closure, no promise (a read-one on SQLite).
+    if (!(answered instanceof Promise)) return withValidators(request, answered, dependsOnCaller, varies);
+    return answered.then(
+      (settled) => withValidators(request, settled, dependsOnCaller, varies),
+      (error: unknown) => refusal(request, error, dependsOnCaller, varies),
+    );
+  };
+  /** The answer of a failure (a refusal in the envelope, or a 500), with its validators. */
+  const refusal = (
+    request: ServiceRequest,
+    error: unknown,
+    dependsOnCaller: boolean,
+    varies: string | undefined,
+  ): Promise<ServiceResponse> =>
+    answerError(error, connection, request.log, request.method).then((answered) =>
+      withValidators(request, answered, dependsOnCaller, varies),
+    );
   return {
     routes,
     prefix,
     openapi,
-    async handle(request) {
-      const index = request.url.indexOf('?');
-      const pathname = index === -1 ? request.url : request.url.slice(0, index);
-      const verb = request.method === 'HEAD' ? 'GET' : request.method;
-      // A path served as it is wins over a record's (`<list>/query` over the record whose key is
-      // "query"), as OpenAPI matches concrete paths before templated ones.
-      const methods = exact.get(pathname);
-      let run: Run | ServiceResponse | undefined;
-      let segment = '';
-      if (methods) run = methods.get(verb) ?? methodNotAllowed([...methods.keys()]);
-      // A list path whose list is not enabled (and no create there): only 405 remains.
-      else if (listPaths.has(pathname)) return methodNotAllowed([]);
-      else {
-        const restore = pathname.endsWith(RESTORE);
-        segment = recordSegment(pathname, restore);
-        run = matchRecord(verb, pathname, restore, segment);
-        if (!run) return undefined;
-      }
-      // Which methods a path has does not depend on who asks: a 405 needs no context (and so no
-      // credentials: a bad Authorization header does not turn it into a 401).
-      if (typeof run !== 'function') return run;
-      let answered: ServiceResponse;
-      try {
-        const context = contextOf(request);
-        // Without a context hook there is nothing to wait for, and awaiting would still cost a turn.
-        const ctx = isThenable(context) ? await context : context;
-        answered = await run(request, ctx, index === -1 ? '' : request.url.slice(index + 1), segment);
-      } catch (error) {
-        answered = await answerError(error, connection, request.log, request.method);
-      }
-      // A list's answer, refusals included, depends on Accept: a cache keeps one per Accept. An answer
-      // that depends on who asks must not be served to someone else by a shared cache.
-      return withValidators(
-        request,
-        answered,
-        request.context !== undefined || config.context !== undefined,
-        listRuns.has(run) ? 'Accept' : undefined,
-      );
-    },
+    respond,
+    // An async function: a throw of `respond` (none is expected) still becomes a rejection.
+    handle: async (request) => respond(request),
   };
 }
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
 /** The methods of a record's routes, and the action each is. */
 const recordMethods: readonly (readonly [string, Action])[] = [
@@ -337,18 +364,21 @@ function recordRouting(target: RecordTarget): RecordRouting {
     if (found.answer !== found.stored)
       return json(200, found.answer, { etag: etagOf(endpoint.resource, found.stored) });
     const text = JSON.stringify(found.stored);
-    return jsonText(200, text, { etag: etagOf(endpoint.resource, found.stored, text) });
+    return taggedJson(text, etagOf(endpoint.resource, found.stored, text));
   };
   // Not `async`: read-one is the request a detail view and a poll make all day, and each async layer
   // costs it a promise and a resumption (docs/benchmarks.md).
   const read: Run = (request, ctx, rawQuery, segment) =>
-    one({
-      id: decodeSegment(segment, name),
-      rawQuery,
-      ctx,
-      signal: request.signal,
-      primary: readsPrimary(request),
-    }).then(readAnswer);
+    andThen(
+      one({
+        id: decodeSegment(segment, name),
+        rawQuery,
+        ctx,
+        signal: request.signal,
+        primary: readsPrimary(request),
+      }),
+      readAnswer,
+    );
   const runs: Record<Action, Run | undefined> = {
     read,
     update: async (request, ctx, _rawQuery, segment) => {
@@ -402,8 +432,14 @@ const RESTORE = '/restore';
 /** A record path's id segment, as it came: after the last `/` of `<base>/:id` (or `<base>/:id/restore`). */
 function recordSegment(pathname: string, restore: boolean): string {
   const end = restore ? pathname.length - RESTORE.length : pathname.length;
-  return pathname.slice(pathname.lastIndexOf('/', end - 1) + 1, end);
+  // A loop, not `lastIndexOf`: V8 runs that in C++ through a runtime call, which a profile of
+  // read-one showed among its larger costs (docs/benchmarks.md).
+  let slash = end - 1;
+  while (slash >= 0 && pathname.charCodeAt(slash) !== SLASH) slash--;
+  return pathname.slice(slash + 1, end);
 }
+
+const SLASH = 0x2f;
 
 /** 405: the path exists, the method is not one of its enabled actions (hosts answer it for their own paths). */
 export function methodNotAllowed(allow: readonly string[]): ServiceResponse {

@@ -9,6 +9,12 @@ export function coerceForColumn(column: ResolvedColumn, text: string): Coerced<S
   return kinds[column.type].coerce(column, text);
 }
 
+/** `coerceForColumn` for one column, its kind looked up once: for a value coerced on every request. */
+export function coercerFor(column: ResolvedColumn): (text: string) => Coerced<Scalar> {
+  const kind = kinds[column.type];
+  return (text) => kind.coerce(column, text);
+}
+
 /** Inside JSON the client's text says the type: numbers compare as numbers, true/false as booleans. */
 export function jsonTypeOf(texts: readonly string[], allowBoolean: boolean): JsonValueType {
   if (texts.every((text) => decimalPattern.test(text) && Number.isFinite(Number(text)))) return 'number';

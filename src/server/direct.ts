@@ -1,5 +1,6 @@
-import type { RequestListener } from 'node:http';
-import { json, type ServiceLogger } from '../core/exchange.js';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { json, type ServiceLogger, type ServiceResponse } from '../core/exchange.js';
+import type { NowOrLater } from '../core/now-or-later.js';
 import type { ResourceService } from '../core/service.js';
 import { fromNodeRequest, writeNodeResponse } from '../hosts/node.js';
 import { QueryCancelled } from '../sql/dialect.js';
@@ -26,6 +27,40 @@ export function directReads(
   next: RequestListener,
 ): RequestListener {
   const prefix = `${service.prefix.replace(/\/$/, '')}/`;
+  /**
+   * A failed answer: a client that left while its answer streamed is no failure; anything else is
+   * logged. A body that fails after its headers (a stream's later batch) can only be broken off: the
+   * pipeline has destroyed the response already, and the log says why, in Fastify's words and at its
+   * level.
+   */
+  const failed = (response: ServerResponse, error: unknown) => {
+    if (departed(error)) return;
+    if (response.headersSent) {
+      log.warn({ err: error }, 'response terminated with an error with headers already sent');
+      return void response.destroy();
+    }
+    log.error({ err: error }, 'answering a read failed');
+    // Destroyed before its headers went out: there is no one to answer.
+    if (response.destroyed) return;
+    const message = 'Internal server error.';
+    try {
+      writeNodeResponse(response, json(500, { message, errors: {} }));
+    } catch {
+      response.destroy();
+    }
+  };
+  const written = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    answer: ServiceResponse | undefined,
+  ) => {
+    try {
+      if (!answer) return next(request, response);
+      writeNodeResponse(response, answer)?.catch((error: unknown) => failed(response, error));
+    } catch (error) {
+      failed(response, error);
+    }
+  };
   return (request, response) => {
     const url = request.url ?? '';
     const query = url.indexOf('?');
@@ -35,34 +70,19 @@ export function directReads(
       (query === -1 ? url : url.slice(0, query)).includes('%')
     )
       return next(request, response);
-    // One handler for the answer and one for a failure, without a promise per step: this is the
-    // path of every cheap read (docs/benchmarks.md).
-    const failed = (error: unknown) => {
-      // A client that left while its answer streamed is no failure; anything else is logged. A body
-      // that fails after its headers (a stream's later batch) can only be broken off: the pipeline has
-      // destroyed the response already, and the log says why, in Fastify's words and at its level.
-      if (departed(error)) return;
-      if (response.headersSent) {
-        log.warn({ err: error }, 'response terminated with an error with headers already sent');
-        return void response.destroy();
-      }
-      log.error({ err: error }, 'answering a read failed');
-      // Destroyed before its headers went out: there is no one to answer.
-      if (response.destroyed) return;
-      const message = 'Internal server error.';
-      try {
-        writeNodeResponse(response, json(500, { message, errors: {} }));
-      } catch {
-        response.destroy();
-      }
-    };
-    service.handle(fromNodeRequest(request, response, log)).then((answer) => {
-      try {
-        if (!answer) return next(request, response);
-        writeNodeResponse(response, answer)?.catch(failed);
-      } catch (error) {
-        failed(error);
-      }
-    }, failed);
+    // The cheap reads' path (docs/benchmarks.md): an answer made at once (a read-one on SQLite) is
+    // written at once, with no closure and no promise; one that waits, when it comes.
+    let answer: NowOrLater<ServiceResponse | undefined>;
+    try {
+      answer = service.respond(fromNodeRequest(request, response, log));
+    } catch (error) {
+      return failed(response, error);
+    }
+    if (answer instanceof Promise)
+      answer.then(
+        (settled) => written(request, response, settled),
+        (error: unknown) => failed(response, error),
+      );
+    else written(request, response, answer);
   };
 }

@@ -16,6 +16,11 @@ export interface Connection {
    * (round-robin, a failing one skipped), on the primary when `options.primary` or when none is.
    */
   run(statement: Statement, options?: ReadOptions): Promise<Row[]>;
+  /**
+   * The rows at once where the primary reads synchronously and is free (`Opened.runNow`: SQLite), else
+   * `undefined`. Absent with replicas (a replica may be any engine's) and on the engines that answer later.
+   */
+  runNow?(statement: Statement): Row[] | undefined;
   /** `select 1` on the primary and on every replica, each within `timeoutMs` (default 1000). */
   health(timeoutMs?: number): Promise<ConnectionHealth>;
   /** Closes the primary's pool and the replicas'. */
@@ -64,6 +69,7 @@ export function connect(url: string, options?: ConnectionOptions): Connection {
     dialect,
     // Without replicas the router would only add a call to every read.
     run: readUrls.length === 0 ? primary.run : (statement, runOptions) => router.run(statement, runOptions),
+    ...(readUrls.length === 0 && primary.runNow && { runNow: primary.runNow }),
     health: (timeoutMs = 1000) => router.health(timeoutMs),
     close: async () => {
       await Promise.all([router.close(), primary.db.destroy()]);

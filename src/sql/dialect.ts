@@ -333,6 +333,13 @@ export interface Opened {
    * `timeoutMs`, or when the client departs, the database is told to stop the statement.
    */
   run(statement: Statement, options?: RunOptions): Promise<Row[]>;
+  /**
+   * The rows of a read at once, where the engine reads on the calling thread and nothing holds the
+   * connection (SQLite's reads run to their end synchronously): a cheap request then answers without a
+   * promise at each step (docs/benchmarks.md). `undefined` when the read must wait its turn — take
+   * `run`. A refusal of the database is thrown. Absent where every read waits for an answer.
+   */
+  runNow?(statement: Statement): Row[] | undefined;
 }
 
 export interface ConnectOptions {

@@ -3,6 +3,7 @@ import type { CompiledEndpoint } from '../../plan/endpoint.js';
 import type { PageMode } from '../../plan/list-plan.js';
 import type { Connection } from '../../sql/connect.js';
 import { type ClientSignal, json, type ServiceResponse } from '../exchange.js';
+import type { NowOrLater } from '../now-or-later.js';
 import { type AggregateCall, aggregateReader } from './aggregate.js';
 import { allAnswer } from './all-records.js';
 import { cursorAnswer } from './cursor-page.js';
@@ -52,7 +53,7 @@ export function listHandlers(
   connection: Connection,
 ): {
   list: (call: ListCall) => Promise<ServiceResponse>;
-  one: (call: OneCall) => Promise<OneRecord | undefined>;
+  one: (call: OneCall) => NowOrLater<OneRecord | undefined>;
   /** `GET <prefix>/<endpoint>/aggregate`, for an endpoint whose policy sets `aggregates`. */
   aggregate: (call: AggregateCall) => Promise<ServiceResponse>;
 } {

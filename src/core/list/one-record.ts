@@ -3,13 +3,14 @@ import { RequestError } from '../../errors/request-error.js';
 import { authorize } from '../../plan/authorize.js';
 import { BoundedMap } from '../../plan/bounded-map.js';
 import type { FieldTarget, ListPlan, Scalar } from '../../plan/list-plan.js';
-import { coerceForColumn } from '../../plan/values.js';
+import { coercerFor } from '../../plan/values.js';
 import { parseListQuery } from '../../request/parse.js';
 import type { ResourceRecord } from '../../resource/policy.js';
 import type { ResolvedColumn } from '../../resource/registry.js';
 import type { ReadOptions } from '../../sql/connect.js';
 import type { Row } from '../../sql/dialect.js';
 import type { ClientSignal } from '../exchange.js';
+import type { NowOrLater } from '../now-or-later.js';
 import { MAX_CACHED_PLANS, MAX_CACHED_QUERY } from './plans.js';
 import { type ListState, readOptions } from './state.js';
 
@@ -40,23 +41,30 @@ const ONE_ONLY = 'not used when reading one record (include, count, fields and f
 
 /**
  * A record's key as its path gives it: the value of its one key column, or of each column of a
- * composite key joined by commas in key order (`7,42`). Undefined when it cannot be a key.
+ * composite key joined by commas in key order (`7,42`). Undefined when it cannot be a key. Each
+ * column's coercion is looked up once, here: per request, a lookup by kind name would be a property
+ * read that every kind's object makes megamorphic.
  */
-export function keyValues(keys: readonly ResolvedColumn[], id: string): Scalar[] | undefined {
-  if (keys.length === 1) {
+export function keyReader(keys: readonly ResolvedColumn[]): (id: string) => Scalar[] | undefined {
+  const coercers = keys.map(coercerFor);
+  const [only] = coercers;
+  if (coercers.length === 1 && only)
     // The common case, without the arrays of a composite key's parts.
-    const coerced = coerceForColumn(keys[0] as ResolvedColumn, id);
-    return coerced.ok ? [coerced.value] : undefined;
-  }
-  const parts = id.split(',');
-  if (parts.length !== keys.length) return undefined;
-  const values: Scalar[] = [];
-  for (const [i, key] of keys.entries()) {
-    const coerced = coerceForColumn(key, parts[i] as string);
-    if (!coerced.ok) return undefined;
-    values.push(coerced.value);
-  }
-  return values;
+    return (id) => {
+      const coerced = only(id);
+      return coerced.ok ? [coerced.value] : undefined;
+    };
+  return (id) => {
+    const parts = id.split(',');
+    if (parts.length !== coercers.length) return undefined;
+    const values: Scalar[] = [];
+    for (const [i, coerce] of coercers.entries()) {
+      const coerced = coerce(parts[i] as string);
+      if (!coerced.ok) return undefined;
+      values.push(coerced.value);
+    }
+    return values;
+  };
 }
 
 /**
@@ -64,11 +72,12 @@ export function keyValues(keys: readonly ResolvedColumn[], id: string): Scalar[]
  * record is read with the same scopes, base query, includes and transformer as in a list.
  * `undefined` when no record answers (or the id cannot be a key).
  */
-export function oneRecordReader(state: ListState): (call: OneCall) => Promise<OneRecord | undefined> {
+export function oneRecordReader(state: ListState): (call: OneCall) => NowOrLater<OneRecord | undefined> {
   const { endpoint } = state;
   const keys = endpoint.resource.keyColumns.map(
     (name) => endpoint.resource.columns.get(name) as ResolvedColumn,
   );
+  const keyOf = keyReader(keys);
   const targets: FieldTarget[] = keys.map((key) => ({
     hops: [],
     column: key.name,
@@ -113,16 +122,20 @@ export function oneRecordReader(state: ListState): (call: OneCall) => Promise<On
     return firstOf(state.shape(plan, [row], ctx, options), (answer) => ({ answer, stored }));
   };
   // Not `async`, as the list's handler: read-one is the cheapest request there is, and each async
-  // layer costs it a promise and a resumption (docs/benchmarks.md). A refused query string throws here,
-  // to the caller, who awaits in a `try`.
+  // layer costs it a promise and a resumption (docs/benchmarks.md). Where the database reads at once
+  // (`Connection.runNow`) the record is answered without any promise. A refused query string, and a
+  // refusal of a read made at once, throw here, to the caller, who calls in a `try`.
   return ({ id, rawQuery, ctx, signal, primary }) => {
-    const values = keyValues(keys, id);
+    const values = keyOf(id);
     // Parameters are checked before the id: a wrong parameter is the client's to fix either way.
     const plan = queryPlan(rawQuery);
-    if (!values) return Promise.resolve(undefined);
+    if (!values) return undefined;
     const options = readOptions(state, signal, primary);
+    const statement = state.queries.one(plan, targets, values, ctx);
+    const now = state.connection.runNow?.(statement);
+    if (now) return now[0] ? recordOf(plan, now[0], ctx, options) : undefined;
     return state.connection
-      .run(state.queries.one(plan, targets, values, ctx), options)
+      .run(statement, options)
       .then((rows) => (rows[0] ? recordOf(plan, rows[0], ctx, options) : undefined));
   };
 }

@@ -166,6 +166,7 @@ export const sqlite: SqlDialect = {
         }
         return db.connection().execute(async () => read(statement));
       },
+      runNow: (statement) => (dialect.driver.users ? undefined : read(statement)),
     };
   },
   // SQLite's LIKE ignores case for ASCII letters only.
