@@ -1,4 +1,4 @@
-import { coerceDatetime, plainInstant } from './calendar.js';
+import { coerceDatetime, isPlainInstant } from './calendar.js';
 import { myTemporal, myText, pgTemporal, pgText } from './engine-types.js';
 import type { Kind } from './kind.js';
 import { calendarOperators, orderOperators } from './operators.js';
@@ -15,7 +15,7 @@ function readDatetime(value: unknown): string | null {
   // `YYYY-MM-DD HH:MM:SS(.f+)` in UTC, as SQLite and MariaDB store it and PostgreSQL sends it (in a UTC
   // session, `+00` cut off); with a `T` it is read the same way.
   const utc = text.endsWith('+00') ? text.slice(0, -3) : text;
-  if (plainInstant.test(utc))
+  if (isPlainInstant(utc))
     return `${utc.slice(0, 10)}T${utc.slice(11, 19)}.${`${utc.slice(20)}000`.slice(0, 3)}Z`;
   const match = datetimeText.exec(text);
   if (!match) return text;

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { coerceDatetime, coerceDatetimeByPattern } from '../../src/kinds/calendar.js';
+import {
+  coerceDatetime,
+  coerceDatetimeByPattern,
+  isPlainInstant,
+  plainInstant,
+} from '../../src/kinds/calendar.js';
 import { datetime } from '../../src/kinds/datetime.js';
 
 /**
@@ -58,6 +63,24 @@ describe('instants written the common way', () => {
       }),
       { numRuns: 20_000 },
     );
+  });
+
+  it('are recognised by their character codes exactly as the pattern recognises them', () => {
+    fc.assert(
+      fc.property(texts, (text) => {
+        expect(isPlainInstant(text)).toBe(plainInstant.test(text));
+      }),
+      { numRuns: 20_000 },
+    );
+    for (const text of ['2023-01-07 22:50:00', '2023-01-07T22:50:00.1', '2025-06-01 00:00:00.000'])
+      expect(isPlainInstant(text)).toBe(true);
+    for (const text of [
+      '2023-01-07 22:50:00.',
+      '2023-01-07t22:50:00',
+      '2023-01-07 22:50:0',
+      '٢023-01-07 22:50:00',
+    ])
+      expect(isPlainInstant(text)).toBe(false);
   });
 
   it('are read from every engine as the pattern reads them', () => {
