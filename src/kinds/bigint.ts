@@ -1,5 +1,5 @@
 import { myIntegers, pgNumbers } from './engine-types.js';
-import { integerPattern } from './integer.js';
+import { isIntegerText } from './integer.js';
 import { fail, type Kind, ok } from './kind.js';
 import { orderOperators } from './operators.js';
 
@@ -17,7 +17,7 @@ export const bigint: Kind = {
   ordered: true,
   checksWrites: true,
   coerce: (_column, text) => {
-    if (!integerPattern.test(text) || text.length > 20) return fail('a whole number of at most 19 digits');
+    if (!isIntegerText(text) || text.length > 20) return fail('a whole number of at most 19 digits');
     const value = BigInt(text);
     if (value < INT64_MIN || value > INT64_MAX)
       return fail(`a whole number between ${INT64_MIN} and ${INT64_MAX}`);
