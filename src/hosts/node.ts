@@ -20,7 +20,11 @@ export function fromNodeRequest(
     url: request.url ?? '/',
     headers: request.headers,
     protocol: (request.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
-    body: (limit) => readNodeBody(request, limit),
+    // The service reads no body of a GET or HEAD: no reader made for the reads, the requests made most.
+    body:
+      request.method === 'GET' || request.method === 'HEAD'
+        ? undefined
+        : (limit) => readNodeBody(request, limit),
     signal: closedBeforeAnswer(response),
     log,
   };
