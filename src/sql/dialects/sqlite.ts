@@ -152,21 +152,21 @@ export const sqlite: SqlDialect = {
     const dialect = new CountedSqliteDialect(database);
     const db = new Kysely({ dialect });
     const read = preparedReads(database);
+    // A read never runs inside another request's open transaction: with the connection free it runs
+    // now, to its end, synchronously; otherwise it takes its turn through Kysely's mutex.
+    const runNow = (statement: Statement) => (dialect.driver.users ? undefined : read(statement));
     return {
       db,
-      // A read never runs inside another request's open transaction: with the connection free it runs
-      // now, to its end, synchronously; otherwise it takes its turn through Kysely's mutex.
       run: (statement) => {
-        if (!dialect.driver.users) {
-          try {
-            return Promise.resolve(read(statement));
-          } catch (error) {
-            return Promise.reject(error);
-          }
+        try {
+          const rows = runNow(statement);
+          if (rows) return Promise.resolve(rows);
+        } catch (error) {
+          return Promise.reject(error);
         }
         return db.connection().execute(async () => read(statement));
       },
-      runNow: (statement) => (dialect.driver.users ? undefined : read(statement)),
+      runNow,
     };
   },
   // SQLite's LIKE ignores case for ASCII letters only.
