@@ -5,6 +5,10 @@
  */
 export type NowOrLater<T> = T | Promise<T>;
 
+/**
+ * Whether a value is a thenable: for what a configuration's hook returns, which may be any promise
+ * library's. The service's own promises are native, and are told by `instanceof Promise`.
+ */
 export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
