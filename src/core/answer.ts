@@ -30,8 +30,10 @@ export async function answerError(
   if (typeof status === 'number' && status >= 400 && status < 500)
     return json(status, { message: (error as Error).message, errors: {} });
   if (error instanceof QueryTimeout || error instanceof QueryCancelled) {
-    // The database was told to stop the statement: past the endpoint's timeout, or for a client that left.
-    log.warn({ err: error }, error.message);
+    // The database was told to stop the statement: past the endpoint's timeout (the operator's to know),
+    // or for a client that left — no failure of the service, and no one to read the answer: not logged
+    // (a page closed mid-request would otherwise be a warning with a stack).
+    if (error instanceof QueryTimeout) log.warn({ err: error }, error.message);
     const answer = timeoutError(error instanceof QueryTimeout ? error.ms : undefined);
     return json(answer.status, answer.envelope, { ...answer.headers });
   }
