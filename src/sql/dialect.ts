@@ -158,14 +158,19 @@ export function watchRun<T>(
 export const CANCEL_GRACE_MS = 1000;
 
 /**
- * Stops a statement on a connection: `cancel` asks the database over a connection of its own and calls
- * back once the request was delivered (or failed); then, or after `CANCEL_GRACE_MS` at the latest,
- * `close` destroys the statement's own connection, which fails the statement in the driver — the
- * bound that holds when the network is silent.
+ * How a write's statement is stopped (`watchRun`'s `stop`): `cancel` asks the database over a
+ * connection of its own and calls back once the request was delivered (or failed); then, or after
+ * `CANCEL_GRACE_MS` at the latest, `close` destroys the statement's own connection, which fails the
+ * statement in the driver — the bound that holds when the network is silent — and rolls its
+ * transaction back. The same two steps as a read's stop (`ReadStops`), without keeping the connection.
  */
-export function cancelThenClose(cancel: (delivered: () => void) => void, close: () => void): void {
-  cancel(onceWithin(CANCEL_GRACE_MS, close));
-}
+export const cancelThenClose =
+  <C>(connections: Pick<StoppableConnections<C>, 'cancel' | 'close'>) =>
+  (connection: C): void =>
+    connections.cancel(
+      connection,
+      onceWithin(CANCEL_GRACE_MS, () => connections.close(connection)),
+    );
 
 /**
  * How long after its cancel was delivered a read's statement may take to end on it and keep its

@@ -14,6 +14,7 @@ import {
   type Row,
   rankedTopPerParent,
   type SqlDialect,
+  type StoppableConnections,
   watchRun,
   withQuietRollback,
 } from '../dialect.js';
@@ -209,14 +210,16 @@ export class KillLine {
  */
 const ER_QUERY_INTERRUPTED = 1317;
 
-/** How the service's reads on MariaDB are stopped (`ReadStops`): KILL QUERY on `killer`, then the socket. */
-export const readStops = (killer: KillLine) =>
-  new ReadStops<PoolConnection>({
-    cancel: (connection, delivered) => killer.kill(connection.threadId, delivered),
-    close: (connection) => socketOf(connection).destroy(),
-    release: (connection, keep) => (keep ? connection.release() : connection.destroy()),
-    endedOnCancel: (error) => (error as { errno?: number } | undefined)?.errno === ER_QUERY_INTERRUPTED,
-  });
+/** The pool's connections as a stop reaches them: KILL QUERY on `killer`, then the socket. */
+const stoppableConnections = (killer: KillLine): StoppableConnections<PoolConnection> => ({
+  cancel: (connection, delivered) => killer.kill(connection.threadId, delivered),
+  close: (connection) => socketOf(connection).destroy(),
+  release: (connection, keep) => (keep ? connection.release() : connection.destroy()),
+  endedOnCancel: (error) => (error as { errno?: number } | undefined)?.errno === ER_QUERY_INTERRUPTED,
+});
+
+/** How the service's reads on MariaDB are stopped (`ReadStops`); one per pool. */
+export const readStops = (killer: KillLine) => new ReadStops(stoppableConnections(killer));
 
 /** MySQL's syntax error: what `INSERT … RETURNING` gets where only MariaDB has it. */
 const ER_PARSE_ERROR = 1064;
@@ -242,13 +245,10 @@ export const mysql: SqlDialect = {
     const lastUsed = new WeakMap<PoolConnection, number>();
     pool.on('release', (connection) => lastUsed.set(connection, Date.now()));
     const killer = new KillLine(url, acquireTimeoutMs);
+    const connections = stoppableConnections(killer);
     /** Kills the statement `connection` runs, then closes its socket: its command fails even if no answer can come. */
-    const stopStatement = (connection: PoolConnection) =>
-      cancelThenClose(
-        (delivered) => killer.kill(connection.threadId, delivered),
-        () => socketOf(connection).destroy(),
-      );
-    const stops = readStops(killer);
+    const stopStatement = cancelThenClose(connections);
+    const stops = new ReadStops(connections);
     pool.on('connection', (connection) => {
       // A connection that breaks while checked out (a cut network, a restart) emits 'error' again after
       // mysql2's pool has removed it; an unheard 'error' would end the process.

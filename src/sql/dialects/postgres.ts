@@ -83,12 +83,14 @@ function sendCancel(client: pg.Client, delivered: (reached: boolean) => void): v
 
 const closeSocket = (client: pg.Client) => (client as unknown as ClientInternals).connection.stream.destroy();
 
+/** How a statement on a client is stopped: the protocol's cancel request, then the socket. */
+const clientStops: Pick<StoppableConnections<pg.Client>, 'cancel' | 'close'> = {
+  cancel: sendCancel,
+  close: closeSocket,
+};
+
 /** Cancels the statement `client` runs, then closes its socket: its query fails even if no answer can come. */
-const stopStatement = (client: pg.Client) =>
-  cancelThenClose(
-    (delivered) => sendCancel(client, delivered),
-    () => closeSocket(client),
-  );
+const stopStatement = cancelThenClose(clientStops);
 
 /**
  * PostgreSQL's answer to a cancel request: the statement stopped, and the backend took the request's
@@ -103,8 +105,7 @@ const stoppedOnRequest = (error: unknown) => {
 
 /** The pool's clients as `ReadStops` stops them: the protocol's cancel request, then the socket. */
 const stoppableClients: StoppableConnections<pg.PoolClient> = {
-  cancel: sendCancel,
-  close: closeSocket,
+  ...clientStops,
   release: (client, keep) => client.release(keep ? undefined : true),
   endedOnCancel: stoppedOnRequest,
 };
