@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   coerceDatetime,
   coerceDatetimeByPattern,
+  isCalendarDate,
   isPlainInstant,
   plainInstant,
 } from '../../src/kinds/calendar.js';
@@ -54,6 +55,36 @@ function readByPattern(text: string): string {
   const match = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?$/.exec(utc);
   return match ? `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0').slice(0, 3)}Z` : text;
 }
+
+describe('the calendar', () => {
+  it("has exactly the days of `Date`'s calendar, in the years 1000 to 9999", () => {
+    const exists = (year: number, month: number, day: number) => {
+      const date = new Date(Date.UTC(year, month - 1, day));
+      return (
+        year >= 1000 &&
+        year <= 9999 &&
+        date.getUTCFullYear() === year &&
+        date.getUTCMonth() === month - 1 &&
+        date.getUTCDate() === day
+      );
+    };
+    const years = fc.oneof(
+      fc.integer({ min: 990, max: 1010 }),
+      fc.integer({ min: 1, max: 12_000 }),
+      fc.constantFrom(1600, 1700, 1900, 2000, 2100, 2400, 9996, 9999, 10_000),
+    );
+    fc.assert(
+      fc.property(years, fc.integer({ min: -1, max: 14 }), fc.integer({ min: -1, max: 33 }), (y, m, d) => {
+        expect(isCalendarDate(y, m, d)).toBe(exists(y, m, d));
+      }),
+      { numRuns: 20_000 },
+    );
+    expect(isCalendarDate(2024, 2, 29)).toBe(true);
+    expect(isCalendarDate(2023, 2, 29)).toBe(false);
+    expect(isCalendarDate(1900, 2, 29)).toBe(false);
+    expect(isCalendarDate(2000, 2, 29)).toBe(true);
+  });
+});
 
 describe('instants written the common way', () => {
   it('are coerced as the general path coerces them', () => {
