@@ -45,10 +45,29 @@ const datePattern = /^\d{4}-\d{2}-\d{2}$/;
 const instantPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /**
+ * The bounds and the buckets already worked out, by what they were made of: Luxon's calendar work for
+ * a year of months costs about 120 µs a request, and a dashboard asks for the same range again and
+ * again (docs/benchmarks.md). Both are immutable (Luxon's `DateTime`s, and the arrays here are never
+ * changed once made); bounded, as the texts come from clients.
+ */
+const boundsRead = new BoundedMap<string, DateTime | string>(256);
+const bucketsMade = new BoundedMap<string, Buckets | { readonly over: number }>(256);
+
+/**
  * A `from` or `to` bound: a date (`YYYY-MM-DD`, midnight in the zone, or the date itself for a date
  * column) or, for a datetime column, an ISO instant with `Z` or an offset. A string: why not.
  */
 export function readBound(text: string, zone: string, dateColumn: boolean): DateTime | string {
+  const key = `${dateColumn ? 'date' : 'instant'} ${zone} ${text}`;
+  let bound = boundsRead.get(key);
+  if (bound === undefined) {
+    bound = readBoundNow(text, zone, dateColumn);
+    boundsRead.set(key, bound);
+  }
+  return bound;
+}
+
+function readBoundNow(text: string, zone: string, dateColumn: boolean): DateTime | string {
   const expected = dateColumn
     ? 'a date (YYYY-MM-DD)'
     : 'a date (YYYY-MM-DD) or an instant with Z or an offset (2024-03-01T00:00:00Z)';
@@ -64,6 +83,23 @@ export function readBound(text: string, zone: string, dateColumn: boolean): Date
  * past `max` (the request is then refused, naming the limit).
  */
 export function makeBuckets(
+  from: DateTime,
+  to: DateTime,
+  unit: BucketUnit,
+  dateColumn: boolean,
+  max: number,
+): Buckets | { readonly over: number } {
+  // Both bounds were read in the one zone; a DateTime keeps its instant, so these are cheap to ask.
+  const key = `${from.toMillis()} ${to.toMillis()} ${from.zoneName} ${unit} ${dateColumn} ${max}`;
+  let made = bucketsMade.get(key);
+  if (made === undefined) {
+    made = makeBucketsNow(from, to, unit, dateColumn, max);
+    bucketsMade.set(key, made);
+  }
+  return made;
+}
+
+function makeBucketsNow(
   from: DateTime,
   to: DateTime,
   unit: BucketUnit,
