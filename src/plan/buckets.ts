@@ -48,10 +48,13 @@ const instantPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+
  * The bounds and the buckets already worked out, by what they were made of: Luxon's calendar work for
  * a year of months costs about 120 µs a request, and a dashboard asks for the same range again and
  * again (docs/benchmarks.md). Both are immutable (Luxon's `DateTime`s, and the arrays here are never
- * changed once made); bounded, as the texts come from clients.
+ * changed once made). Bounded in memory, as the ranges come from clients: only bounds that read (a
+ * refused text is refused by a pattern, at once), and only series of at most `KEPT_BUCKETS` buckets
+ * (a longer one is made again; its statement costs far more) — at most about 4 MB in all.
  */
-const boundsRead = new BoundedMap<string, DateTime | string>(256);
-const bucketsMade = new BoundedMap<string, Buckets | { readonly over: number }>(256);
+const boundsRead = new BoundedMap<string, DateTime>(256);
+const bucketsMade = new BoundedMap<string, Buckets | { readonly over: number }>(64);
+const KEPT_BUCKETS = 400;
 
 /**
  * A `from` or `to` bound: a date (`YYYY-MM-DD`, midnight in the zone, or the date itself for a date
@@ -59,11 +62,10 @@ const bucketsMade = new BoundedMap<string, Buckets | { readonly over: number }>(
  */
 export function readBound(text: string, zone: string, dateColumn: boolean): DateTime | string {
   const key = `${dateColumn ? 'date' : 'instant'} ${zone} ${text}`;
-  let bound = boundsRead.get(key);
-  if (bound === undefined) {
-    bound = readBoundNow(text, zone, dateColumn);
-    boundsRead.set(key, bound);
-  }
+  const kept = boundsRead.get(key);
+  if (kept !== undefined) return kept;
+  const bound = readBoundNow(text, zone, dateColumn);
+  if (typeof bound !== 'string') boundsRead.set(key, bound);
   return bound;
 }
 
@@ -91,11 +93,10 @@ export function makeBuckets(
 ): Buckets | { readonly over: number } {
   // Both bounds were read in the one zone; a DateTime keeps its instant, so these are cheap to ask.
   const key = `${from.toMillis()} ${to.toMillis()} ${from.zoneName} ${unit} ${dateColumn} ${max}`;
-  let made = bucketsMade.get(key);
-  if (made === undefined) {
-    made = makeBucketsNow(from, to, unit, dateColumn, max);
-    bucketsMade.set(key, made);
-  }
+  const kept = bucketsMade.get(key);
+  if (kept !== undefined) return kept;
+  const made = makeBucketsNow(from, to, unit, dateColumn, max);
+  if (!('labels' in made) || made.labels.length <= KEPT_BUCKETS) bucketsMade.set(key, made);
   return made;
 }
 

@@ -14,6 +14,18 @@ const bound = (text: string, zone: string, dateColumn = false): DateTime => {
 };
 
 describe('date buckets, asked for again', () => {
+  it('are kept where short, and made again where long (the memory they may hold is bounded)', () => {
+    const from = bound('2023-01-01', 'UTC');
+    expect(bound('2023-01-01', 'UTC')).toBe(from);
+    const year = makeBuckets(from, bound('2024-01-01', 'UTC'), 'day', false, 1000);
+    expect(makeBuckets(from, bound('2024-01-01', 'UTC'), 'day', false, 1000)).toBe(year);
+    const twoYears = makeBuckets(from, bound('2025-01-01', 'UTC'), 'day', false, 1000);
+    const again = makeBuckets(from, bound('2025-01-01', 'UTC'), 'day', false, 1000);
+    expect(again).not.toBe(twoYears);
+    expect(again).toEqual(twoYears);
+    expect('labels' in again && again.labels.length).toBe(731);
+  });
+
   it('read a bound in the zone asked for each time', () => {
     expect(bound('2024-03-01', 'UTC').toISO()).toBe('2024-03-01T00:00:00.000Z');
     expect(bound('2024-03-01', 'Europe/Berlin').toISO()).toBe('2024-03-01T00:00:00.000+01:00');
