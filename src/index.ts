@@ -37,6 +37,7 @@ export {
 export { belongsTo, belongsToMany, hasMany, hasOne } from './resource/relations.js';
 export type * from './resource/schema-declaration.js';
 export type * from './resource/types.js';
+export { shippedAdminDir } from './server/admin.js';
 export { type BearerOptions, bearerContext, bearerOptionsFrom } from './server/bearer.js';
 export { defineConfig, type StandaloneConfig } from './server/config.js';
 export { buildService, type ServiceOptions } from './server/standalone.js';

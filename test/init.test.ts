@@ -1,5 +1,13 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -741,6 +749,59 @@ describe('the init command', () => {
     );
     typecheckTargets.push({ file: 'cli/rqs.config.ts', width: 80 });
   });
+
+  it('serves what it wrote, unchanged, from a folder without the package, by the command it prints', async () => {
+    // A folder outside the repository: no node_modules on its way up, no package next to the file.
+    const dir = mkdtempSync(join(tmpdir(), 'rqs-init-elsewhere-'));
+    // The package's admin UI, where an installed package has it (next to dist/): here, the build's.
+    mkdirSync(join(out, 'admin'), { recursive: true });
+    symlinkSync(join(root, 'admin', 'dist'), join(out, 'admin', 'dist'), 'dir');
+    try {
+      const file = join(dir, 'conf', 'x.ts');
+      const { stdout } = await run(
+        process.execPath,
+        [join(out, 'src/cli/main.js'), 'init', '--database-url', `sqlite:${database}`, '--out', file],
+        { cwd: dir },
+      );
+      const printed =
+        /Review it, then serve it:\n {2}DATABASE_URL=(\S+) npx resource-query-service (.*)\n/.exec(stdout);
+      expect(printed, stdout).not.toBeNull();
+      const [, url = '', args = ''] = printed ?? [];
+      const child = spawn(
+        process.execPath,
+        [join(out, 'src/cli/main.js'), ...args.split(' '), '--port', '0'],
+        {
+          cwd: dir,
+          env: { ...process.env, DATABASE_URL: url },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      try {
+        let said = '';
+        const address = await new Promise<string>((resolve, reject) => {
+          const read = (chunk: Buffer) => {
+            said += chunk.toString();
+            const found = /Admin UI: (http:\/\/\S+)\/admin\//.exec(said);
+            if (found) resolve(found[1] as string);
+          };
+          child.stdout.on('data', read);
+          child.stderr.on('data', read);
+          child.on('exit', (code) => reject(new Error(`exited ${code}: ${said}`)));
+        });
+        const list = await fetch(`${address}/api/users`);
+        expect(list.status).toBe(200);
+        expect(((await list.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
+        const admin = await fetch(`${address}/admin/`);
+        expect(admin.status).toBe(200);
+        expect(await admin.text()).toContain('<div id="root">');
+      } finally {
+        child.kill();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(join(out, 'admin'), { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('refuses to overwrite a file unless --force, and explains its usage', async () => {
     const file = join(generated, 'cli', 'existing.ts');

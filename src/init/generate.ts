@@ -49,36 +49,13 @@ export function renderConfig(plan: ConfigPlan, options: GenerateOptions = {}): s
     ),
   );
   const from = options.importFrom ?? 'resource-query-service';
-  out.push("import { existsSync } from 'node:fs';", "import { fileURLToPath } from 'node:url';");
+  helpers.add('shippedAdminDir');
   out.push(
     ...printer.importLine(
       [...helpers].sort((a, b) => a.localeCompare(b)),
       from,
     ),
   );
-  out.push('');
-  out.push(
-    ...printer.lineComment(
-      ['The admin UI at /admin/: the one the package ships (admin/dist), when it is built.'],
-      0,
-    ),
-  );
-  out.push(
-    ...printer.print(
-      call('new URL', [str('../../admin/dist/index.html'), call('import.meta.resolve', [str(from)])]),
-      0,
-      'const adminUi = ',
-      ';',
-    ),
-  );
-  const adminDir = "const adminDir = existsSync(adminUi) ? fileURLToPath(new URL('.', adminUi)) : undefined;";
-  if (adminDir.length <= printer.width) out.push(adminDir);
-  else
-    out.push(
-      'const adminDir = existsSync(adminUi)',
-      "  ? fileURLToPath(new URL('.', adminUi))",
-      '  : undefined;',
-    );
   const writes = plan.resources.some((resource) => resource.endpoint.actions.length > 2);
   if (writes) {
     out.push('');
@@ -142,7 +119,11 @@ export function renderConfig(plan: ConfigPlan, options: GenerateOptions = {}): s
           entries: [
             { key: 'resources', value: { kind: 'array', items: plan.resources.map((r) => raw(r.variable)) } },
             { key: 'endpoints', value: raw('endpoints') },
-            { key: 'adminDir', value: raw('adminDir') },
+            {
+              key: 'adminDir',
+              value: raw('shippedAdminDir()'),
+              trailing: 'the admin UI at /admin/: the one the package ships, when it is built',
+            },
           ],
         },
       ]),

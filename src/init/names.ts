@@ -171,11 +171,8 @@ export function camelIdentifier(name: string): string {
 /** The module's own names: a table's variable never shadows them. */
 const moduleNames = [
   'endpoints',
-  'adminUi',
-  'adminDir',
   'anyone',
-  'existsSync',
-  'fileURLToPath',
+  'shippedAdminDir',
   'belongsTo',
   'belongsToMany',
   'hasMany',
