@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
 import { ConfigurationError } from '../src/errors/configuration-error.js';
 import { compileEndpoint } from '../src/plan/endpoint.js';
-import { defineEndpoint, type EndpointPolicy } from '../src/resource/policy.js';
+import { defineEndpoint, defineResource, type EndpointPolicy } from '../src/resource/policy.js';
 import { resolveResources } from '../src/resource/resolve.js';
 import { dialects } from './support/databases.js';
 import { departments, insertUsers, type UserRow, users } from './support/fixture.js';
@@ -707,10 +707,10 @@ describe.each(dialects)('aggregates on %s', (dialect) => {
 
   it('is served only where the policy allows it, and wins over a record named "aggregate"', async () => {
     await ready();
-    // Without `aggregates` the path is a record's, and no record has the id "aggregate".
+    // Without `aggregates` the route does not exist, and says so (not a record's 404 nor read-one's 422).
     const off = await svc.get('/api/plain/aggregate');
     expect(off.status).toBe(404);
-    expect(off.body.errors).toEqual({ id: ['No users record with this id.'] });
+    expect(off.body).toEqual(notEnabled('/api/plain'));
     const body = await svc.inject({
       method: 'POST',
       url: '/api/stats/aggregate/query',
@@ -721,6 +721,129 @@ describe.each(dialects)('aggregates on %s', (dialect) => {
     expect(body.json().data).toEqual(grouped(visible(), ['status'], ['count']));
     const post = await svc.inject({ method: 'POST', url: '/api/stats/aggregate' });
     expect(post.statusCode).toBe(405);
+  });
+});
+
+/** The 404 of `<list>/aggregate` on an endpoint without aggregates. */
+const notEnabled = (path: string) => ({
+  message: `Aggregates are not enabled on ${path}.`,
+  errors: { path: [`Aggregates are not enabled on ${path}.`] },
+});
+
+/** Departments keyed by their code, a text: one of them is coded "aggregate". */
+const codes = defineResource({
+  name: 'codes',
+  table: 'departments',
+  primaryKey: 'code',
+  columns: { code: 'string', name: 'string' },
+});
+const codesEndpoint = defineEndpoint({
+  resource: 'codes',
+  allowedFilters: ['code'],
+  actions: ['list', 'read', 'update', 'delete'],
+  access: { update: () => true, delete: () => true },
+  schema: { table: { columns: [{ key: 'name' }] }, form: { inputs: [{ name: 'name', type: 'text' }] } },
+});
+
+describe.each(dialects)('<list>/aggregate without aggregates, on %s', (dialect) => {
+  const svc = useService(dialect, 'aggregates_absent', {
+    resources: [...resources, codes],
+    endpoints: [stats, plain, codesEndpoint],
+  });
+  const json = { 'content-type': 'application/json' };
+  const aggregateDepartment = {
+    id: 4,
+    name: 'Aggregation',
+    code: 'aggregate',
+    budget: 1,
+    created_at: '2023-01-04T00:00:00.000Z',
+  };
+  let inserted = false;
+  const ready = async () => {
+    if (!inserted)
+      await svc.conn.db
+        .insertInto('departments')
+        .values({
+          ...aggregateDepartment,
+          created_at: svc.conn.dialect.bindDatetime(aggregateDepartment.created_at),
+        })
+        .execute();
+    inserted = true;
+  };
+
+  it('answers 404 saying aggregates are not enabled, with or without aggregate parameters', async () => {
+    for (const query of [
+      '',
+      '?metrics=count&group_by=status',
+      '?page=2&include=roles',
+      '?filter[status]=x',
+    ]) {
+      const response = await svc.get(`/api/plain/aggregate${query}`);
+      expect(response.status, query).toBe(404);
+      expect(response.body, query).toEqual(notEnabled('/api/plain'));
+    }
+    const head = await svc.inject({ method: 'HEAD', url: '/api/plain/aggregate' });
+    expect(head.statusCode).toBe(404);
+  });
+
+  it('answers the same 404 to the body form and to every other method', async () => {
+    const body = await svc.inject({
+      method: 'POST',
+      url: '/api/plain/aggregate/query',
+      headers: json,
+      payload: JSON.stringify({ query: 'metrics=count&group_by=status' }),
+    });
+    expect(body.statusCode, body.body).toBe(404);
+    expect(body.json()).toEqual(notEnabled('/api/plain'));
+    for (const method of ['POST', 'PATCH', 'DELETE'] as const) {
+      const response = await svc.inject({
+        method,
+        url: '/api/plain/aggregate',
+        headers: json,
+        payload: '{}',
+      });
+      expect(response.statusCode, method).toBe(404);
+      expect(response.json(), method).toEqual(notEnabled('/api/plain'));
+    }
+  });
+
+  it('wins over a record keyed "aggregate", which the list finds; other keys are read and written', async () => {
+    await ready();
+    const read = await svc.get('/api/codes/aggregate');
+    expect(read.status).toBe(404);
+    expect(read.body).toEqual(notEnabled('/api/codes'));
+    const patch = await svc.inject({
+      method: 'PATCH',
+      url: '/api/codes/aggregate',
+      headers: json,
+      payload: JSON.stringify({ name: 'Renamed' }),
+    });
+    expect(patch.statusCode).toBe(404);
+    expect(patch.json()).toEqual(notEnabled('/api/codes'));
+    const deleted = await svc.inject({ method: 'DELETE', url: '/api/codes/aggregate' });
+    expect(deleted.statusCode).toBe(404);
+    const listed = await svc.get('/api/codes?filter[code]=aggregate');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual([{ code: 'aggregate', name: 'Aggregation' }]);
+    const other = await svc.get('/api/codes/SAL');
+    expect(other.status).toBe(200);
+    expect(other.body).toEqual({ code: 'SAL', name: 'Sales' });
+    const missing = await svc.get('/api/codes/NOPE');
+    expect(missing.status).toBe(404);
+    expect(missing.body.errors).toEqual({ id: ['No codes record with this id.'] });
+  });
+
+  it('leaves the endpoints with aggregates as they are: GET answers, other methods are 405', async () => {
+    const answered = await svc.get('/api/stats/aggregate?metrics=count');
+    expect(answered.status).toBe(200);
+    const patch = await svc.inject({
+      method: 'PATCH',
+      url: '/api/stats/aggregate',
+      headers: json,
+      payload: '{}',
+    });
+    expect(patch.statusCode).toBe(405);
+    expect(patch.headers.allow).toBe('GET, HEAD');
   });
 });
 
@@ -812,5 +935,19 @@ describe.each(hostNames.filter((host) => host !== 'standalone'))('aggregates thr
     });
     expect(post.statusCode, post.body).toBe(200);
     expect(post.json()).toEqual(get.body);
+  });
+
+  it('answers <list>/aggregate of an endpoint without aggregates with its 404', async () => {
+    const get = await svc.get('/api/plain/aggregate?metrics=count');
+    expect(get.status).toBe(404);
+    expect(get.body).toEqual(notEnabled('/api/plain'));
+    const post = await svc.inject({
+      method: 'POST',
+      url: '/api/plain/aggregate/query',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: 'metrics=count' }),
+    });
+    expect(post.statusCode).toBe(404);
+    expect(post.json()).toEqual(notEnabled('/api/plain'));
   });
 });

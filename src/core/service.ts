@@ -110,6 +110,8 @@ export async function createService<Ctx = unknown>(
   const listPaths = new Set<string>();
   /** The runs that answer a list: their answers depend on `Accept` (an export, or JSON). */
   const listRuns = new WeakSet<Run>();
+  /** Paths of routes an endpoint does not enable (its aggregates'), with the 404 every method gets. */
+  const notServed = new Map<string, ServiceResponse>();
 
   // What each resource's schema says of its records, for the relations of the others' documents.
   const schemaOf = new Map<string, { path: string; title: string | null }>();
@@ -161,8 +163,7 @@ export async function createService<Ctx = unknown>(
       listRuns.add(bodyRun);
       serve(path, 'QUERY', bodyRun, limit);
       serve(`${path}/query`, 'POST', bodyRun, limit);
-      // Aggregates reveal no more than the list: the list's access rule, filters and scopes. Without
-      // `aggregates` the path is not served: it is then a record's, whose id "aggregate" is none (404).
+      // Aggregates reveal no more than the list: the list's access rule, filters and scopes.
       if (endpoint.aggregates) {
         const aggregated = (request: ServiceRequest, ctx: unknown, rawQuery: string) =>
           aggregate({ rawQuery, ctx, signal: request.signal, primary: readsPrimary(request) });
@@ -208,6 +209,17 @@ export async function createService<Ctx = unknown>(
         },
         records.bodyLimit,
       );
+    // `<list>/aggregate` is the aggregates' path on every endpoint, as `<list>/query` is the body
+    // list's: where they are not served, every method there says so (404), rather than reading the
+    // record whose id would be "aggregate" (a 404 naming a record, or a 422 about read-one's query).
+    // A URL means the same whether or not aggregates are enabled.
+    if (!(endpoint.aggregates && endpoint.actions.has('list'))) {
+      const absent = aggregatesAbsent(path);
+      for (const unserved of [`${path}/aggregate`, `${path}/aggregate/query`]) {
+        notServed.set(unserved, absent);
+        route(unserved, 0);
+      }
+    }
     const routing = recordRouting({ endpoint, records, one, may });
     for (const base of new Set([path, formPath])) {
       if (byId.has(base)) throw new ConfigurationError(`Two endpoints address records at ${base}/:id.`);
@@ -285,8 +297,11 @@ export async function createService<Ctx = unknown>(
     else {
       const restore = pathname.endsWith(RESTORE);
       segment = recordSegment(pathname, restore);
-      run = matchRecord(verb, pathname, restore, segment);
-      if (!run) return undefined;
+      // Compared first, so that a read-one's path costs no look-up here (`<list>/aggregate/query`
+      // is no record's path: it comes to the look-up after the records').
+      run =
+        (segment === AGGREGATE && notServed.get(pathname)) || matchRecord(verb, pathname, restore, segment);
+      if (!run) return notServed.get(pathname);
     }
     // Which methods a path has does not depend on who asks: a 405 needs no context (and so no
     // credentials: a bad Authorization header does not turn it into a 401).
@@ -428,6 +443,16 @@ interface RecordRouting {
 }
 
 const RESTORE = '/restore';
+const AGGREGATE = 'aggregate';
+
+/**
+ * 404 at `<list>/aggregate` (and its body form) where the endpoint does not enable aggregates: the
+ * route does not exist, whatever the method, and a record keyed "aggregate" is found through the list.
+ */
+function aggregatesAbsent(path: string): ServiceResponse {
+  const message = `Aggregates are not enabled on ${path}.`;
+  return json(404, { message, errors: { path: [message] } });
+}
 
 /** A record path's id segment, as it came: after the last `/` of `<base>/:id` (or `<base>/:id/restore`). */
 function recordSegment(pathname: string, restore: boolean): string {
