@@ -50,11 +50,22 @@ export function kindOf(type: ColumnType): Kind {
   return kinds[type];
 }
 
+export { type ArrayElement, arrayElements } from './array.js';
 export { coerceBoolean } from './boolean.js';
 export { coerceDate, coerceDatetime, coerceYear, DATE_PATTERN, nextDay } from './calendar.js';
 export { DECIMAL_LIMIT, decimalPattern, decimalRange } from './decimal.js';
 export { integerRange } from './integer.js';
-export type { Coerced, InputType, JsonSchema, Kind, KindColumn, Scalar, TableColumnType } from './kind.js';
+export type {
+  CatalogFacts,
+  CatalogType,
+  Coerced,
+  InputType,
+  JsonSchema,
+  Kind,
+  KindColumn,
+  Scalar,
+  TableColumnType,
+} from './kind.js';
 export { fail, ok } from './kind.js';
 export { type OperatorName, operatorShapes, type ValueShape } from './operators.js';
 

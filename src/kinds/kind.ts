@@ -40,13 +40,32 @@ export interface KindColumn {
   readonly scale?: number;
   /** Enum and set columns: the values the column takes, in the database's order. */
   readonly values?: readonly string[];
+  /**
+   * Array columns: the kind of their elements (one of `arrayElements`, src/kinds/array.ts), declared
+   * (`of`) or told by the catalog's type (`_int4` → `integer`). Absent: elements are taken as text.
+   */
+  readonly of?: string;
+  /**
+   * The column's type as the catalog names it, where a kind asks for it (`Kind.fromCatalog`) and the
+   * catalog was read: what a PostgreSQL array's bound members are cast to (`_int4`, `_mood`).
+   */
+  readonly catalogType?: CatalogType;
 }
+
+/** A type as the catalog names it: a pg_type name, and its schema when the catalog gives one. */
+export interface CatalogType {
+  readonly name: string;
+  readonly schema?: string;
+}
+
+/** What a column's catalog type tells its kind (`Kind.fromCatalog`). */
+export type CatalogFacts = Pick<KindColumn, 'of' | 'catalogType'>;
 
 /** The engines whose catalogs name types (SQLite's declared types are read by `init` from values). */
 export type CatalogEngine = 'postgres' | 'mysql';
 
 /** The options a column declaration may carry beside its kind (checked in resource/columns.ts). */
-export type KindOption = 'storage' | 'big' | 'precision' | 'scale' | 'values';
+export type KindOption = 'storage' | 'big' | 'precision' | 'scale' | 'values' | 'of';
 
 export interface Kind {
   /** Its name in messages: "filter "x" (a uuid column)". */
@@ -69,6 +88,16 @@ export interface Kind {
   readonly checksWrites: boolean;
   /** The JSON Schema of an answered value, NULL aside. */
   schema(column: KindColumn): JsonSchema;
+  /**
+   * Collection kinds (array, set): the JSON Schema of one member, which is what their filter values
+   * (`has_all`, `has_any`) are and what `coerce` reads. Absent: a filter value is a value of `schema`.
+   */
+  readonly member?: (column: KindColumn) => JsonSchema;
+  /**
+   * Facts the catalog's type of a column tells, read at start-up where the declaration leaves them out
+   * (an array's element kind and its type, to cast bound members to). Absent: the kind needs none.
+   */
+  readonly fromCatalog?: (type: CatalogType) => CatalogFacts;
   /** How a table shows it (badge for a column of known values). */
   readonly table: TableColumnType;
   /** The form input that edits it; absent: it is not edited through forms (read-only). */

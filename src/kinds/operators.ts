@@ -7,7 +7,9 @@
  * - `text`: one string (pattern operators);
  * - `flag`: `true`/`1` (or `false`/`0`, which inverts the operator);
  * - `date`: one `YYYY-MM-DD`; `year`: one 4-digit year;
- * - `list`: one or more values (CSV, `[]` or indexed); `pair` and `datePair`: exactly two.
+ * - `list`: one or more values (CSV, `[]` or indexed); `pair` and `datePair`: exactly two. A list of a
+ *   collection kind's operators (`has_all`, `has_any`) holds members of the collection: each value is
+ *   coerced by the kind as one member (an array's element, one of a set's values).
  */
 export type ValueShape = 'scalar' | 'text' | 'flag' | 'date' | 'year' | 'list' | 'pair' | 'datePair';
 
@@ -35,6 +37,8 @@ export const operatorShapes = {
   not_in: 'list',
   between: 'pair',
   not_between: 'pair',
+  has_all: 'list',
+  has_any: 'list',
 } as const satisfies Record<string, ValueShape>;
 
 export type OperatorName = keyof typeof operatorShapes;
@@ -76,3 +80,8 @@ export const calendarOperators = [
   'date_between',
   'year',
 ] as const satisfies readonly OperatorName[];
+/**
+ * Containment, for kinds whose value is a collection (PostgreSQL arrays, MariaDB SETs): the column holds
+ * every one of the listed members (`has_all`) or at least one of them (`has_any`). NULL holds nothing.
+ */
+export const containmentOperators = ['has_all', 'has_any'] as const satisfies readonly OperatorName[];

@@ -1,14 +1,24 @@
 import { myText } from './engine-types.js';
-import { fail, type Kind } from './kind.js';
-import { nullOperators } from './operators.js';
+import { fail, type Kind, ok } from './kind.js';
+import { containmentOperators, nullOperators } from './operators.js';
 
-/** MySQL's `SET`: any number of the declared values, stored as comma-separated text, answered as an array. */
+/**
+ * MySQL's `SET`: any number of the declared values, stored as comma-separated text, answered as an
+ * array. Its filters (`has_all`, `has_any`) take members: each one of the declared values (a 422
+ * naming them otherwise); a text with a comma never is one, since a SET's members cannot hold one.
+ */
 export const set: Kind = {
   label: 'set',
-  operators: nullOperators,
+  operators: [...nullOperators, ...containmentOperators],
   ordered: false,
   checksWrites: false,
-  coerce: () => fail('tested only with is_null or is_not_null'),
+  coerce: (column, text) => {
+    const values = column.values ?? [];
+    if (values.includes(text) && !text.includes(',')) return ok(text);
+    return fail(
+      `${text.includes(',') ? 'a single member (a SET member never contains a comma): ' : ''}one of ${values.join(', ')}`,
+    );
+  },
   read: (value) =>
     value === null || value === undefined ? null : value === '' ? [] : String(value).split(','),
   schema: (column) => ({
@@ -16,6 +26,7 @@ export const set: Kind = {
     items: { type: 'string', enum: [...(column.values ?? [])] },
     uniqueItems: true,
   }),
+  member: (column) => ({ type: 'string', enum: [...(column.values ?? [])] }),
   table: 'text',
   options: ['values'],
   serves: { postgres: [], mysql: ['set', ...myText] },

@@ -146,6 +146,9 @@ function filterValueSchema(filter: SchemaFilter, column: ResolvedColumn | undefi
   if (kind === 'datetime') return { type: 'string', description: 'YYYY-MM-DD or an ISO 8601 date-time.' };
   if (kind === 'custom' || kind === 'json') return {};
   if (kind === 'date') return dateSchema;
+  // A collection's filters (has_all, has_any) take its members.
+  const member = kinds[kind].member;
+  if (member) return member(column ?? { big: false });
   const schema =
     kind === 'integer' || kind === 'decimal'
       ? numberBounds(column, kind)

@@ -176,7 +176,7 @@ function buildCondition(
   if (!coerced) return undefined;
   const { values, jsonType } = coerced;
   const typed = jsonType ? { jsonType } : {};
-  if (shape === 'list') return { op: op as 'in' | 'not_in', value: values, ...typed };
+  if (shape === 'list') return { op: op as 'in' | 'not_in' | 'has_all' | 'has_any', value: values, ...typed };
   if (shape === 'pair')
     return {
       op: op as 'between' | 'not_between',

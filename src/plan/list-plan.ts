@@ -1,3 +1,4 @@
+import type { CatalogType } from '../kinds/index.js';
 import type { ExportFormat, RawValue } from '../request/list-request.js';
 import type { ResolvedColumn, ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type {
@@ -50,6 +51,8 @@ type ConditionBody<V extends PlanValues> =
   | { readonly op: 'is_null'; readonly negate: boolean }
   | { readonly op: 'is_empty'; readonly negate: boolean }
   | { readonly op: 'in' | 'not_in'; readonly value: readonly V['scalar'][] }
+  /** A collection column (an array, a set) holds every one (`has_all`) or one at least (`has_any`) of the members. */
+  | { readonly op: 'has_all' | 'has_any'; readonly value: readonly V['scalar'][] }
   | { readonly op: 'between' | 'not_between'; readonly value: readonly [V['scalar'], V['scalar']] }
   /** `date_eq`, `date_between` and `year` become a half-open range `from <= x < to` (no `to` past 9999). */
   | { readonly op: 'range'; readonly from: V['scalar']; readonly to?: V['scalar'] };
@@ -64,6 +67,8 @@ export interface FieldTarget {
   readonly storage: DatetimeStorage | BooleanStorage;
   /** Keys inside a JSON column, when the filter reaches into one. */
   readonly jsonPath?: readonly string[];
+  /** The catalog's name of the column's type, where its kind asks for it (`KindColumn.catalogType`). */
+  readonly catalogType?: CatalogType;
 }
 
 export type FilterNode<V extends PlanValues = ClientValues> =

@@ -42,6 +42,7 @@ export function resolvePath(resource: ResolvedResource, name: string): ResolvedP
     columnType: column.type,
     storage: column.storage,
     ...(jsonPath.length > 0 ? { jsonPath } : {}),
+    ...(column.catalogType !== undefined && { catalogType: column.catalogType }),
   };
   return {
     target,

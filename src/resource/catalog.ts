@@ -11,6 +11,8 @@ export interface CatalogColumn {
   readonly nullable: boolean;
   /** Its type as the database names it (`int4`, `varchar`, `longtext`, `INTEGER`), for messages. */
   readonly dataType?: string;
+  /** The schema its type is defined in, where the engine has schemas (PostgreSQL: `pg_catalog`, `public`). */
+  readonly dataTypeSchema?: string;
   /**
    * The declared kinds its type can serve; absent when the engine's types say nothing certain (SQLite,
    * whose column types are only affinities, or a type the catalog does not know: an enum, an array).

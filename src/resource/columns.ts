@@ -3,7 +3,7 @@
  * precision and scale) when the configuration is resolved. A new column kind's options are checked here.
  */
 import { ConfigurationError } from '../errors/configuration-error.js';
-import { columnTypes, kinds } from '../kinds/index.js';
+import { arrayElements, columnTypes, kinds } from '../kinds/index.js';
 import type {
   BooleanStorage,
   ColumnOptions,
@@ -66,6 +66,15 @@ export function checkKindOptions(resource: string, name: string, options: Column
       `${where}: "${String(options.type)}" is not a column kind (one of ${columnTypes.join(', ')}).`,
     );
   const kind = kinds[options.type];
+  if (options.of !== undefined) {
+    const elements = Object.keys(arrayElements);
+    if (!(kind.options as readonly string[]).includes('of'))
+      throw new ConfigurationError(`${where}: of (the kind of its elements) is for array columns.`);
+    if (!elements.includes(options.of))
+      throw new ConfigurationError(
+        `${where}: of is the kind of the array's elements, one of ${elements.join(', ')} ("${String(options.of)}" is not).`,
+      );
+  }
   const takesValues = (kind.options as readonly string[]).includes('values');
   const { values } = options;
   if (!takesValues) {

@@ -1,3 +1,4 @@
+import type { CatalogType } from '../kinds/index.js';
 import type {
   BooleanStorage,
   ColumnType,
@@ -19,6 +20,10 @@ export interface ResolvedColumn {
   readonly scale?: number;
   /** Enum and set columns: the values they take. */
   readonly values?: readonly string[];
+  /** Array columns: their elements' kind, declared or read from the catalog (`KindColumn.of`). */
+  readonly of?: string;
+  /** The catalog's name of its type, where its kind asks for it (`Kind.fromCatalog`). */
+  readonly catalogType?: CatalogType;
   /** Computed by the database: never written (`ColumnOptions.generated`). */
   readonly generated: boolean;
   /** Datetime and boolean columns: how values are stored (`native` for every other column). */

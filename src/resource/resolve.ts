@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors/configuration-error.js';
+import { kinds } from '../kinds/index.js';
 import { type Catalog, verifyAgainstCatalog } from './catalog.js';
 import { checkDecimal, checkKindOptions, columnOptions, storageOf } from './columns.js';
 import type { ResolvedColumn, ResolvedRelation, ResolvedResource } from './registry.js';
@@ -39,7 +40,17 @@ export function resolveResources(
       checkDecimal(definition.name, name, options);
       checkKindOptions(definition.name, name, options);
       const storage = storageOf(definition, name, options);
+      const found = known?.get(name);
+      // What the column's type tells its kind (an array's element kind), where the declaration is silent.
+      const fromCatalog =
+        found?.dataType === undefined
+          ? undefined
+          : kinds[options.type].fromCatalog?.({
+              name: found.dataType,
+              ...(found.dataTypeSchema !== undefined && { schema: found.dataTypeSchema }),
+            });
       columns.set(name, {
+        ...fromCatalog,
         ...(options.precision !== undefined && { precision: options.precision, scale: options.scale ?? 0 }),
         name,
         type: options.type,
@@ -48,8 +59,9 @@ export function resolveResources(
         big: options.big ?? false,
         generated: options.generated ?? false,
         ...(options.values !== undefined && { values: options.values }),
+        ...(options.of !== undefined && { of: options.of }),
         // SQLite reports an INTEGER PRIMARY KEY as nullable; no engine lets a key be NULL.
-        nullable: !keyColumns.includes(name) && (known?.get(name)?.nullable ?? options.nullable ?? true),
+        nullable: !keyColumns.includes(name) && (found?.nullable ?? options.nullable ?? true),
       });
     }
     for (const key of keyColumns)

@@ -1,5 +1,5 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
-import type { ColumnType } from '../kinds/index.js';
+import type { ArrayElement, ColumnType } from '../kinds/index.js';
 
 export type { ColumnType };
 
@@ -51,6 +51,12 @@ export interface ColumnOptions {
    * the catalog). A filter value outside them is a 422 naming them.
    */
   values?: readonly string[];
+  /**
+   * Array columns: the kind of their elements (`string`, `integer`, `bigint`, `decimal`, `boolean`,
+   * `date`, `uuid`), which a filter's members are coerced to (a value it cannot be is a 422 naming the
+   * filter). Default: read from the catalog's type at start-up (`integer[]` → `integer`); else text.
+   */
+  of?: ArrayElement;
   /**
    * Computed by the database (a generated column; an identity column the database always fills): read,
    * filtered and sorted like any other, never written. A form input for it is refused at start-up.

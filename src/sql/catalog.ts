@@ -71,7 +71,12 @@ function engineOf(db: DynamicDb): DialectName | undefined {
 
 function describeColumn(engine: DialectName | undefined, column: ColumnMetadata): CatalogColumn {
   const fits = engine === 'postgres' || engine === 'mysql' ? kindsFor(engine, column.dataType) : undefined;
-  return { nullable: column.isNullable, dataType: column.dataType, ...(fits && { kinds: fits }) };
+  return {
+    nullable: column.isNullable,
+    dataType: column.dataType,
+    ...(column.dataTypeSchema !== undefined && { dataTypeSchema: column.dataTypeSchema }),
+    ...(fits && { kinds: fits }),
+  };
 }
 
 // The declared kinds a database type can serve: each kind lists the engine types it reads correctly

@@ -500,6 +500,23 @@ export interface KindSql {
    * it is). `declared` is the column's declaration (`big`, …).
    */
   readonly select?: (column: RawBuilder<unknown>, declared: KindColumn) => RawBuilder<unknown> | undefined;
+  /**
+   * Containment on a collection column (`has_all`, `has_any`): whether `column` holds every one of the
+   * members (`every`) or at least one of them; NULL holds nothing. Absent where the engine has no such
+   * column: PostgreSQL has arrays, MariaDB SETs.
+   */
+  readonly holds?: (
+    column: Expression<unknown>,
+    every: boolean,
+    members: Members,
+    declared: Pick<KindColumn, 'catalogType'>,
+  ) => RawBuilder<SqlBool>;
+}
+
+/** A containment filter's members as parameters: one each, or all of them as one array. */
+export interface Members {
+  readonly each: readonly unknown[];
+  readonly all: unknown;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Expression, SqlBool } from 'kysely';
 import type { Condition, FieldTarget, Scalar } from '../plan/list-plan.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { escapeLike, type SqlDialect } from './dialect.js';
-import { param, type Slot, type SlotValues } from './slots.js';
+import { listParam, param, type Slot, type SlotValues } from './slots.js';
 import { isSpaceText, spaceText, spaceTextAfter, storedBoolean, storedDatetime } from './storage.js';
 
 type Eb = DynamicExpressionBuilder;
@@ -125,6 +125,19 @@ export function fieldCondition(
       return eb(x, 'in', condition.value.map(v));
     case 'not_in':
       return eb(x, 'not in', condition.value.map(v));
+    case 'has_all':
+    case 'has_any': {
+      const holds = dialect.kinds[target.columnType]?.holds;
+      if (!holds)
+        throw new Error(
+          `${condition.op} on the ${target.columnType} column "${target.column}": ${dialect.name} has no such column (README, Column kinds).`,
+        );
+      const members = {
+        each: condition.value.map(v),
+        all: listParam(condition.value, (values) => values.map(bind)),
+      };
+      return holds(x, condition.op === 'has_all', members, target);
+    }
     case 'between':
       return eb.and([eb(x, '>=', v(condition.value[0])), eb(x, '<=', v(condition.value[1]))]);
     case 'not_between':

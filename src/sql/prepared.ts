@@ -13,7 +13,7 @@ import { type ResolvedResource, reachesScope } from '../resource/registry.js';
 import { type AggregateShape, ListCompiler } from './compile.js';
 import type { DynamicDb, SqlDialect, Statement } from './dialect.js';
 import { binder } from './operators.js';
-import { classOf, Param, param, Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
+import { classOf, ListParam, Param, param, Slot, type SlotRowsOptions, type SlotValues } from './slots.js';
 
 /** How a page of rows is cut, with real values (`after`: the sort values of the record to continue past). */
 export interface RowsOptions {
@@ -172,6 +172,8 @@ class Templater {
         return condition;
       case 'in':
       case 'not_in':
+      case 'has_all':
+      case 'has_any':
         this.mark(condition.value.length);
         return { op: condition.op, jsonType, value: condition.value.map((value) => this.slot(value)) };
       case 'between':
@@ -210,7 +212,11 @@ export interface CompiledShape {
 
 function bindValues(shape: CompiledShape, values: readonly unknown[], preparable = false): Statement {
   const parameters = shape.parameters.map((parameter) =>
-    parameter instanceof Param ? parameter.bind(values[parameter.index] as never) : parameter,
+    parameter instanceof Param
+      ? parameter.bind(values[parameter.index] as never)
+      : parameter instanceof ListParam
+        ? parameter.bind(parameter.indices.map((index) => values[index]) as never[])
+        : parameter,
   );
   return preparable ? { sql: shape.sql, parameters, preparable } : { sql: shape.sql, parameters };
 }

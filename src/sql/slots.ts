@@ -42,6 +42,17 @@ export class Param {
   ) {}
 }
 
+/**
+ * Several client values bound as one parameter (a PostgreSQL array): the values of slots `indices`, in
+ * order, turned by `bind` into what the database compares.
+ */
+export class ListParam {
+  constructor(
+    readonly indices: readonly number[],
+    readonly bind: (values: never[]) => unknown,
+  ) {}
+}
+
 /** How a page of rows is cut, with slots: what the compiler gets (`RowsOptions` in prepared.ts has the values). */
 export interface SlotRowsOptions {
   limit?: number;
@@ -53,4 +64,12 @@ export interface SlotRowsOptions {
 /** A client value as a bound parameter: `bind` turns it into what the database compares. */
 export function param<T>(slot: Slot<T>, bind: (value: T) => unknown = (value) => value): Param {
   return new Param(slot.index, bind as (value: never) => unknown);
+}
+
+/** Client values as one bound parameter: `bind` turns the list into what the database compares. */
+export function listParam<T>(slots: readonly Slot<T>[], bind: (values: T[]) => unknown): ListParam {
+  return new ListParam(
+    slots.map((slot) => slot.index),
+    bind as (values: never[]) => unknown,
+  );
 }

@@ -30,27 +30,47 @@ import { isVisible as serverIsVisible } from '../../src/schema/visible-when.js';
 const users = endpoints[0];
 if (!users) throw new Error('the demo has no users endpoint');
 const compiled = compileEndpoint(users as EndpointPolicy, resolveResources(resources), undefined);
+/** Collection columns, which the demo's users have none of: an array of integers and a SET. */
+const gadgets = compileEndpoint(
+  { resource: 'gadgets', allowedFilters: ['scores', 'flags'] },
+  resolveResources([
+    {
+      name: 'gadgets',
+      table: 'gadgets',
+      columns: {
+        id: 'integer',
+        scores: { type: 'array', of: 'integer' },
+        flags: { type: 'set', values: ['a', 'b', 'c'] },
+      },
+    },
+  ]),
+  undefined,
+);
+type Compiled = typeof compiled;
 
-function plan(query: string): { plan: ListPlan | undefined; errors: Record<string, string[]> } {
+function plan(
+  query: string,
+  endpoint: Compiled = compiled,
+): { plan: ListPlan | undefined; errors: Record<string, string[]> } {
   const bag = new ErrorBag();
-  const result = authorize(parseListQuery(query, compiled.limits, bag), compiled, bag);
+  const result = authorize(parseListQuery(query, endpoint.limits, bag), endpoint, bag);
   return { plan: result, errors: bag.toEnvelope().errors };
 }
 
 /** The built query string is exactly `expected`, and both plan to the same, valid request. */
-function same(request: ListQuery, expected: string): void {
+function same(request: ListQuery, expected: string, endpoint: Compiled = compiled): void {
   const built = buildListQuery(request);
   expect(built).toBe(expected);
-  const fromBuilt = plan(built);
-  const fromHand = plan(expected);
+  const fromBuilt = plan(built, endpoint);
+  const fromHand = plan(expected, endpoint);
   expect(fromBuilt.errors).toEqual({});
   expect(fromHand.errors).toEqual({});
   expect(fromBuilt.plan).toBeDefined();
   expect(fromBuilt.plan).toEqual(fromHand.plan);
 }
 
-/** A value each operator accepts on a column of the demo's users. */
-const operatorCases: Record<FilterOperator, { name: string; value: FilterValue }> = {
+/** A value each operator accepts on a column of the demo's users (or of the gadgets, `on`). */
+const operatorCases: Record<FilterOperator, { name: string; value: FilterValue; on?: Compiled }> = {
   eq: { name: 'status', value: 'active' },
   neq: { name: 'status', value: 'banned' },
   gt: { name: 'score', value: 10 },
@@ -74,6 +94,8 @@ const operatorCases: Record<FilterOperator, { name: string; value: FilterValue }
   not_in: { name: 'status', value: ['banned'] },
   between: { name: 'score', value: [10, 20] },
   not_between: { name: 'score', value: [40, 60] },
+  has_all: { name: 'scores', value: [3, 7], on: gadgets },
+  has_any: { name: 'flags', value: ['a', 'c'], on: gadgets },
 };
 
 function written(value: FilterValue): string {
@@ -98,7 +120,7 @@ describe('buildListQuery', () => {
     expect(Object.keys(operatorCases).sort()).toEqual([...operatorNames].sort());
   });
 
-  for (const [op, { name, value }] of Object.entries(operatorCases)) {
+  for (const [op, { name, value, on }] of Object.entries(operatorCases)) {
     it(`writes ${op} as filter[name][${op}] and plans like the hand-written query`, () => {
       const built = written(value);
       const expected = Array.isArray(value)
@@ -107,7 +129,7 @@ describe('buildListQuery', () => {
             .map((part) => `filter[${name}][${op}]${part}`)
             .join('&')
         : `filter[${name}][${op}]${built}`;
-      same({ filter: [{ name, op: op as FilterOperator, value }] }, expected);
+      same({ filter: [{ name, op: op as FilterOperator, value }] }, expected, on);
     });
   }
 

@@ -1,4 +1,4 @@
-import { CompiledQuery, Kysely, MysqlDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, MysqlDialect, type SqlBool, sql } from 'kysely';
 import { type Connection, createConnection, createPool, type Pool, type PoolConnection } from 'mysql2';
 import type { Refusal } from '../../errors/refusal.js';
 import {
@@ -357,5 +357,14 @@ export const mysql: SqlDialect = {
   kinds: {
     // A bigint bound as a number literal: text would be compared as a double past 2^53.
     bigint: { bind: (value) => BigInt(value as string) },
+    // A SET holds a member when FIND_IN_SET finds it (NULL in a NULL column: no match), each member its
+    // own test, AND-ed for has_all, OR-ed for has_any.
+    set: {
+      holds: (column, every, members) =>
+        sql<SqlBool>`(${sql.join(
+          members.each.map((member) => sql`find_in_set(${member}, ${column}) > 0`),
+          sql.raw(every ? ' and ' : ' or '),
+        )})`,
+    },
   },
 };

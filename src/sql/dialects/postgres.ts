@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
+import { Kysely, PostgresDialect, type RawBuilder, type SqlBool, sql } from 'kysely';
 import pg from 'pg';
 import type { Refusal } from '../../errors/refusal.js';
 import {
@@ -449,5 +449,20 @@ export const postgres: SqlDialect = {
   kinds: {
     // money prints in the session's currency format (`$1,234.50`); numeric is the number.
     money: { select: (column) => sql`${column}::numeric` },
+    // `@>` (contains) and `&&` (overlaps), the members bound as one array cast to the column's own
+    // type (`_int4`, `_mood`: an enum's array takes no `text[]`), which a GIN index on the column
+    // serves. Without the catalog (introspect: false) the parameter is left untyped: PostgreSQL then
+    // gives it the column's type from the operator.
+    array: {
+      holds: (column, every, members, { catalogType }) => {
+        const type =
+          catalogType === undefined
+            ? undefined
+            : catalogType.schema === undefined
+              ? sql.id(catalogType.name)
+              : sql.id(catalogType.schema, catalogType.name);
+        return sql<SqlBool>`${column} ${sql.raw(every ? '@>' : '&&')} ${type ? sql`${members.all}::${type}` : members.all}`;
+      },
+    },
   },
 };
