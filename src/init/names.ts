@@ -1,4 +1,5 @@
 /** Naming conventions `init` relies on: internal tables, sensitive columns, singular and plural forms, variables. */
+import { pluralWord, singularWord } from '../resource/words.js';
 
 /** Bookkeeping tables of migration tools and frameworks: never resources. */
 const internalTables: Record<string, string> = {
@@ -57,13 +58,6 @@ export function stripIdSuffix(column: string): string | undefined {
   return suffix && column.length > suffix.length ? column.slice(0, -suffix.length) : undefined;
 }
 
-const irregular: [singular: string, plural: string][] = [
-  ['person', 'people'],
-  ['child', 'children'],
-  ['man', 'men'],
-  ['woman', 'women'],
-];
-
 /** Applies `transform` to the last word of a name (`blog_entry`, `blogEntry`), keeping its case style. */
 function lastWord(name: string, transform: (word: string) => string): string {
   const match = /^(.*?)([A-Z]?[a-z0-9]+|[A-Z0-9]+)$/.exec(name);
@@ -79,29 +73,14 @@ function lastWord(name: string, transform: (word: string) => string): string {
   return `${head}${cased}`;
 }
 
-/** `posts` → `post`, `categories` → `category`, `addresses` → `address`; `status` stays. */
+/** `posts` → `post`, `categories` → `category`, `people` → `person`; `status`, `staff`, `data` stay. */
 export function singularize(name: string): string {
-  return lastWord(name, (word) => {
-    const found = irregular.find(([, plural]) => plural === word);
-    if (found) return found[0];
-    if (/[^aeiou]ies$/.test(word)) return `${word.slice(0, -3)}y`;
-    if (/(ss|sh|ch|x|z)es$/.test(word)) return word.slice(0, -2);
-    if (/(ss|us|is)$/.test(word) || !word.endsWith('s')) return word;
-    return word.slice(0, -1);
-  });
+  return lastWord(name, singularWord);
 }
 
-/** `post` → `posts`, `category` → `categories`, `box` → `boxes`; a plural-looking word stays. */
+/** `post` → `posts`, `category` → `categories`, `person` → `people`; `staff`, `media`, `posts` stay. */
 export function pluralize(name: string): string {
-  return lastWord(name, (word) => {
-    const found = irregular.find(([singular]) => singular === word);
-    if (found) return found[1];
-    if (irregular.some(([, plural]) => plural === word)) return word;
-    if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
-    if (/(ss|sh|ch|x|z|us)$/.test(word)) return `${word}es`;
-    if (word.endsWith('s')) return word;
-    return `${word}s`;
-  });
+  return lastWord(name, pluralWord);
 }
 
 /** `Post` → `post`: a PascalCase model table's name as a property name. */
@@ -128,15 +107,12 @@ export function camelName(name: string): string {
     .join('');
 }
 
-/** Whether a name's last word is already plural (`posts`, `categories`, `people`; not `status`, `address`). */
-function isPlural(name: string): boolean {
-  return singularize(name) !== name || irregular.some(([, plural]) => name.toLowerCase().endsWith(plural));
-}
-
-/** A to-many relation's name for a table: `InvoiceLine` → `invoiceLines`, `blog_entry` → `blogEntries`, `posts` → `posts`. */
+/**
+ * A to-many relation's name for a table: `InvoiceLine` → `invoiceLines`, `blog_entry` → `blogEntries`,
+ * `posts` → `posts`, `staff` → `staff`.
+ */
 export function toManyName(table: string): string {
-  const camel = camelName(table);
-  return isPlural(camel) ? camel : pluralize(camel);
+  return pluralize(camelName(table));
 }
 
 /** A to-one relation's name for a table: `Artist` → `artist`, `categories` → `category`, `auth_user` → `authUser`. */
