@@ -25,6 +25,15 @@ const endpoints = [
   }),
   defineEndpoint({ resource: 'users', path: 'users-capped', allowedFilters: ['status'], allowAll: 3 }),
   defineEndpoint({ resource: 'users', path: 'users-paged', allowedFilters: ['status'] }),
+  // all=true bounded, exports streamed (what init writes); and exports without all=true.
+  defineEndpoint({
+    resource: 'users',
+    path: 'users-json-capped',
+    allowAll: 3,
+    allowExport: 'unlimited',
+    schema: { table: { columns: [{ key: 'name' }] } },
+  }),
+  defineEndpoint({ resource: 'users', path: 'users-export-only', allowExport: 'unlimited' }),
   defineEndpoint({
     resource: 'users',
     path: 'users-shaped',
@@ -355,6 +364,25 @@ for (const dialect of dialects)
       // all=true beside it is fine, and under the cap a bounded export is read at once.
       const capped = await ok('/api/users-capped?format=csv&all=true&filter[status]=inactive');
       expect(capped.body.split('\r\n').length).toBeGreaterThan(1);
+    });
+
+    it('takes its own maximum from allowExport, apart from all=true', async () => {
+      const total = (await records('/api/users?all=true')).length;
+      expect(total).toBeGreaterThan(3);
+      // all=true keeps its cap of 3; the export beside it answers every record.
+      expect((await refused('/api/users-json-capped?all=true')).all?.[0]).toMatch(/exceeds the maximum of 3/);
+      // (Counted by NDJSON lines: some edge users' CSV cells hold line breaks.)
+      const csv = await ok('/api/users-json-capped?format=csv');
+      expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+      expect(csv.body.split('\r\n').length - 2).toBeGreaterThanOrEqual(total);
+      expect(ndjson(await ok('/api/users-json-capped', { accept: 'application/x-ndjson' })).length).toBe(
+        total,
+      );
+      // An export without all=true: the export answers, all=true is refused.
+      expect(ndjson(await ok('/api/users-export-only?format=ndjson')).length).toBe(total);
+      expect(Object.keys(await refused('/api/users-export-only?all=true'))).toEqual(['all']);
+      const schema = JSON.parse((await ok('/api/v1/users-json-capped/schema')).body);
+      expect([schema.table.exports, schema.table.exportMax]).toEqual([['csv', 'ndjson'], null]);
     });
 
     it('streams an export larger than one batch with every row once, in order', async () => {

@@ -124,7 +124,8 @@ for (const dialect of dialects)
           tracks: 'belongsToMany Track via PlaylistTrack(PlaylistId, TrackId)',
         });
         expect(resourceOf(plan, 'Album')?.labelColumn).toBe('Title');
-        expect(resourceOf(plan, 'Customer')?.labelColumn).toBe('FirstName');
+        expect(resourceOf(plan, 'Customer')?.labelColumn).toBe('LastName');
+        expect(resourceOf(plan, 'Customer')?.titleColumns).toEqual(['FirstName', 'LastName']);
         expect(resourceOf(plan, 'Album')?.endpoint).toMatchObject({
           allowedFilters: [
             'AlbumId',
@@ -134,9 +135,14 @@ for (const dialect of dialects)
             'artist.Name',
             'tracks.TrackId',
             'tracks.Name',
+            // Two relations away, never straight back (tracks.album).
+            'tracks.genre.GenreId',
+            'tracks.genre.Name',
+            'tracks.playlists.PlaylistId',
+            'tracks.playlists.Name',
           ],
-          allowedSorts: ['AlbumId', 'Title', 'ArtistId'],
-          allowedIncludes: ['artist', 'tracks'],
+          allowedSorts: ['AlbumId', 'Title', 'ArtistId', 'artist.Name', 'tracks_count'],
+          allowedIncludes: ['artist', 'tracks', 'tracks.genre', 'tracks.playlists'],
           allowedCounts: ['tracks'],
           allowedSearch: ['Title'],
           allowAll: 10_000,
@@ -300,11 +306,16 @@ for (const dialect of dialects)
           ),
         );
         expect(resourceOf(plan, 'actor_info')).toMatchObject({ view: true, primaryKey: 'actor_id' });
+        // Every column, indexed or not (the unindexed ones with their CREATE INDEX), and each count.
         expect(resourceOf(plan, 'actor')?.endpoint.allowedSorts).toEqual([
           'actor_id',
           'first_name',
           'last_name',
+          'last_update',
+          'filmActors_count',
+          'films_count',
         ]);
+        expect(resourceOf(plan, 'actor')?.endpoint.unindexedSorts).toEqual(['first_name', 'last_update']);
 
         expect(
           column(await get(app, '/api/actor?include=films&sort=actor_id'), 'films').map((films) =>

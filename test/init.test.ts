@@ -369,10 +369,15 @@ for (const dialect of dialects) {
         expect(columnsOf(plan, 'users', (column) => column.type === 'json')).toEqual(['settings']);
         expect(columnsOf(plan, 'posts', (column) => column.type === 'json')).toEqual(['meta']);
         expect(resourceOf(plan, 'users')?.endpoint).toMatchObject({
-          allowedIncludes: ['department', 'comments', 'posts', 'profile', 'roles'],
           allowedCounts: ['comments', 'posts', 'roles'],
           defaultSort: '-id',
         });
+        expect(
+          resourceOf(plan, 'users')?.endpoint.allowedIncludes.filter((path) => !path.includes('.')),
+        ).toEqual(['department', 'comments', 'posts', 'profile', 'roles']);
+        expect(resourceOf(plan, 'users')?.endpoint.allowedIncludes).toEqual(
+          expect.arrayContaining(['posts.comments', 'roles.permissions']),
+        );
         expect(plan.skipped.map((skip) => skip.table).sort()).toEqual(['permission_role', 'role_user']);
 
         const generatedConfig = await load(`demo-${dialect}`, source);
@@ -605,9 +610,13 @@ describe('the generator, from hand-written models', () => {
     expect(resourceOf(plan, 'class')?.skippedColumns).toEqual([
       { name: 'spot', reason: 'geometry: no column kind for type geometry' },
     ]);
-    expect(resourceOf(plan, 'orders')?.endpoint).toMatchObject({
+    const orders = resourceOf(plan, 'orders')?.endpoint;
+    const oneLevel = (names: string[] | undefined) =>
+      (names ?? []).filter((name) => name.split('.').length < 3);
+    expect(orders).toMatchObject({
       resource: 'orders',
-      allowedFilters: [
+      // Every column of an ordered kind, each to-one relation's label, each count.
+      allowedSorts: [
         'id',
         'customer',
         'customer_id',
@@ -616,50 +625,105 @@ describe('the generator, from hand-written models', () => {
         'category_id',
         'placed_at',
         'deleted_at',
-        'trashed',
-        // Each related resource's key and label column.
-        'person.id',
         'person.email',
-        'clerk.id',
         'clerk.email',
-        'reviewer.id',
         'reviewer.email',
-        'category.id',
         'category.name',
-        // A composite key: each of its columns.
-        'orderLines.order_id',
-        'orderLines.line',
+        'orderLines_count',
       ],
-      // The key, the indexed column, and the label column (customer: the first short text, no name-like one).
-      allowedSorts: ['id', 'customer', 'placed_at'],
-      allowedIncludes: ['person', 'clerk', 'reviewer', 'category', 'orderLines'],
       allowedCounts: ['orderLines'],
       allowedSearch: ['customer'],
       allowAll: 10_000,
+      allowExport: 'unlimited',
       defaultSort: '-id',
       actions: ['list', 'read'],
     });
-    expect(resourceOf(plan, 'people')?.endpoint).toMatchObject({
-      allowedIncludes: [
-        'team',
-        'customerOrders',
-        'clerkOrders',
-        'reviewerOrders',
-        'followerFollows',
-        'followeeFollows',
-        'followees',
-        'followers',
-      ],
-      allowedCounts: [
-        'customerOrders',
-        'clerkOrders',
-        'reviewerOrders',
-        'followerFollows',
-        'followeeFollows',
-        'followees',
-        'followers',
-      ],
+    expect(oneLevel(orders?.allowedFilters)).toEqual([
+      'id',
+      'customer',
+      'customer_id',
+      'clerk_id',
+      'reviewer_id',
+      'category_id',
+      'placed_at',
+      'deleted_at',
+      'trashed',
+      // Each related resource's key and label column.
+      'person.id',
+      'person.email',
+      'clerk.id',
+      'clerk.email',
+      'reviewer.id',
+      'reviewer.email',
+      'category.id',
+      'category.name',
+      // A composite key: each of its columns.
+      'orderLines.order_id',
+      'orderLines.line',
+    ]);
+    // Two relations away, through to-one and to-many hops, but never straight back.
+    expect(orders?.allowedFilters).toEqual(
+      expect.arrayContaining(['person.team.code', 'category.parent.name', 'category.children.name']),
+    );
+    expect(orders?.allowedFilters).not.toContain('person.customerOrders.id');
+    expect(orders?.allowedFilters).not.toContain('orderLines.order.id');
+    expect(oneLevel(orders?.allowedIncludes).filter((path) => !path.includes('.'))).toEqual([
+      'person',
+      'clerk',
+      'reviewer',
+      'category',
+      'orderLines',
+    ]);
+    expect(orders?.allowedIncludes).toEqual(expect.arrayContaining(['person.team', 'category.children']));
+    expect(orders?.allowedIncludes).not.toContain('person.customerOrders');
+    // To-many includes are constrained, by the related resource's columns, and cut at 100 per record.
+    expect(orders?.includeConstraints.orderLines).toEqual({
+      allowedFilters: ['order_id', 'line', 'amount'],
+      allowedSorts: ['order_id', 'line', 'amount'],
+      maxLimit: 100,
     });
+    expect(Object.keys(orders?.includeConstraints ?? {})).not.toContain('person');
+    // Aggregates: no measure here (every integer is a key or a reference), buckets of each datetime.
+    expect(orders?.aggregates.allowedAggregates).toEqual(['count']);
+    expect(orders?.aggregates.allowedGroupBy).toEqual([
+      'person.email',
+      'clerk.email',
+      'reviewer.email',
+      'category.name',
+      ...['placed_at', 'deleted_at'].flatMap((column) =>
+        ['day', 'week', 'month', 'quarter', 'year'].map((unit) => `${column}:${unit}`),
+      ),
+    ]);
+    // The sorts no index leads, and the statements that would serve them (printed, never run).
+    expect(orders?.unindexedSorts).toEqual([
+      'customer',
+      'customer_id',
+      'clerk_id',
+      'reviewer_id',
+      'category_id',
+      'deleted_at',
+    ]);
+    expect(plan.indexAdvice).toContain('CREATE INDEX `orders_customer_id_idx` ON `orders` (`customer_id`);');
+    const people = resourceOf(plan, 'people')?.endpoint;
+    expect(people?.allowedIncludes.filter((path) => !path.includes('.'))).toEqual([
+      'team',
+      'customerOrders',
+      'clerkOrders',
+      'reviewerOrders',
+      'followerFollows',
+      'followeeFollows',
+      'followees',
+      'followers',
+    ]);
+    expect(people?.allowedCounts).toEqual([
+      'customerOrders',
+      'clerkOrders',
+      'reviewerOrders',
+      'followerFollows',
+      'followeeFollows',
+      'followees',
+      'followers',
+    ]);
     expect(columnsOf(plan, 'people', (candidate) => candidate.hidden)).toEqual(['api_key']);
     expect(resourceOf(plan, 'orders')?.columns[0]).toMatchObject({ type: 'integer', big: true });
   });

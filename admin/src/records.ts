@@ -54,13 +54,20 @@ export function recordNoun(schema: SchemaDocument): string {
   return lowerFirst(singular(schema.form.title));
 }
 
-/** `"Ana López"` from the record-title column, else `#42`. */
+/** A record's title from its title columns' values, joined by a space; undefined when they are all empty. */
+export function titleOf(columns: readonly string[], record: RecordData | undefined): string | undefined {
+  if (!record) return undefined;
+  const words = columns
+    .map((column) => record[column])
+    .filter((value) => (typeof value === 'string' && value.trim() !== '') || typeof value === 'number')
+    .map(String);
+  return words.length > 0 ? words.join(' ') : undefined;
+}
+
+/** `"Ana López"` from the record-title columns, else its key: `412` (read as "invoice 412"). */
 export function recordName(schema: SchemaDocument, record: RecordData | undefined, id: string): string {
-  const key = schema.detail.title;
-  const value = key && record ? record[key] : undefined;
-  if ((typeof value === 'string' && value.trim() !== '') || typeof value === 'number')
-    return `"${String(value)}"`;
-  return `#${id}`;
+  const title = titleOf(schema.detail.titleColumns, record);
+  return title === undefined ? id : `"${title}"`;
 }
 
 /** `user "Ana López"`: the record as a sentence names it. */
@@ -121,12 +128,11 @@ export function relatedRecord(
   if (id === null || id === undefined) return undefined;
   const related = record[relation.name];
   const title =
-    relation.title && typeof related === 'object' && related !== null
-      ? (related as RecordData)[relation.title]
+    typeof related === 'object' && related !== null
+      ? titleOf(relation.titleColumns, related as RecordData)
       : undefined;
   const entry = relation.schema ? index.find((candidate) => candidate.schema === relation.schema) : undefined;
-  return {
-    text: title !== undefined && title !== null && title !== '' ? String(title) : `#${String(id as string)}`,
-    href: entry ? hrefFor(entry.path, String(id)) : undefined,
-  };
+  // Without a title, the related resource's name and the key: "Album 3".
+  const fallback = entry ? `${singular(entry.title)} ${String(id)}` : `#${String(id)}`;
+  return { text: title ?? fallback, href: entry ? hrefFor(entry.path, String(id)) : undefined };
 }

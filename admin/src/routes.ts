@@ -191,7 +191,11 @@ export function exportQuery(schema: SchemaDocument, state: ListState, resource: 
   const fields: Record<string, string[]> = columns.length > 0 ? { [resource]: columns } : {};
   const included = new Set(typeof query.include === 'string' ? [query.include] : (query.include ?? []));
   for (const relation of schema.detail.relations)
-    if (included.has(relation.name) && relation.title && allowed(relation.name).has(relation.title))
-      fields[relation.name] = [relation.title];
+    if (
+      included.has(relation.name) &&
+      relation.titleColumns.length > 0 &&
+      relation.titleColumns.every((column) => allowed(relation.name).has(column))
+    )
+      fields[relation.name] = [...relation.titleColumns];
   return { ...query, ...(Object.keys(fields).length > 0 ? { fields } : {}) };
 }

@@ -59,6 +59,14 @@ export async function runInit(args: string[], io: InitIo = console): Promise<num
         '.',
     );
     for (const skip of skipped) io.log(`  not a resource: ${skip.table}: ${skip.reason}`);
+    const { indexAdvice } = result.plan;
+    if (indexAdvice.length > 0)
+      io.log(
+        [
+          `Sorts no index serves (${indexAdvice.length}): each reads the whole filtered table until an index leads with its column. These statements would serve them; init never runs them, review them with your migrations:`,
+          ...indexAdvice.map((statement) => `  ${statement}`),
+        ].join('\n'),
+      );
     io.log(
       values.writable
         ? 'Endpoints may create, update and delete, and anyone may: restrict `anyone` in the file before you deploy.'

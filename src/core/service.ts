@@ -5,6 +5,7 @@ import { checkDefaultFilters } from '../plan/authorize.js';
 import { type CompiledEndpoint, compileEndpoint } from '../plan/endpoint.js';
 import type { Action, ContextRequest, ServiceConfig } from '../resource/policy.js';
 import { resolveResources } from '../resource/resolve.js';
+import { titleColumnsOf } from '../schema/document.js';
 import type { DetailRelation } from '../schema/types.js';
 import { readCatalog } from '../sql/catalog.js';
 import type { Connection } from '../sql/connect.js';
@@ -114,12 +115,12 @@ export async function createService<Ctx = unknown>(
   const notServed = new Map<string, ServiceResponse>();
 
   // What each resource's schema says of its records, for the relations of the others' documents.
-  const schemaOf = new Map<string, { path: string; title: string | null }>();
+  const schemaOf = new Map<string, { path: string; titleColumns: string[] }>();
   for (const endpoint of endpoints)
     if (endpoint.policy.schema && !schemaOf.has(endpoint.resource.name))
       schemaOf.set(endpoint.resource.name, {
         path: `${prefix}/v1/${endpoint.path}/schema`,
-        title: endpoint.policy.schema.recordTitle ?? null,
+        titleColumns: titleColumnsOf(endpoint.policy.schema),
       });
 
   const withSchema: { endpoint: CompiledEndpoint; records: RecordRoutes }[] = [];
@@ -501,7 +502,7 @@ function writeCall(request: ServiceRequest, ctx: unknown, id?: string): WriteCal
 /** The belongs-to relations of an endpoint's records whose key is visible, for its schema document. */
 function relationsOf(
   endpoint: CompiledEndpoint,
-  schemaOf: ReadonlyMap<string, { path: string; title: string | null }>,
+  schemaOf: ReadonlyMap<string, { path: string; titleColumns: string[] }>,
 ): DetailRelation[] {
   return [...endpoint.resource.relations.values()]
     .filter(
@@ -513,7 +514,8 @@ function relationsOf(
       name: relation.name,
       included: endpoint.allowedIncludes.has(relation.name),
       resource: relation.target.name,
-      title: schemaOf.get(relation.target.name)?.title ?? null,
+      title: schemaOf.get(relation.target.name)?.titleColumns[0] ?? null,
+      titleColumns: schemaOf.get(relation.target.name)?.titleColumns ?? [],
       schema: schemaOf.get(relation.target.name)?.path ?? null,
     }));
 }

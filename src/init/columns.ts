@@ -44,6 +44,7 @@ export function planColumns(
       ...(text?.length !== undefined && { length: text.length }),
       ...(values && { values }),
       ...(column.generated && { generated: true }),
+      ...(column.distinct !== undefined && { distinct: column.distinct }),
       ...(kind.big && { big: true }),
       ...(kind.precision !== undefined && { precision: kind.precision }),
       ...(kind.scale !== undefined && { scale: kind.scale }),
@@ -109,29 +110,49 @@ function textSize(
   return undefined;
 }
 
-/** Names that usually name a record, best first: `name`, `title`, `label`, then `*_name`, `username`, `email`… */
-const labelNames = [
-  /^(name|title|label)$/,
-  /^(display_name|full_name|username|user_name)$/,
-  /_(name|title|label)$/,
-  /^(email|slug|code)$/,
-];
+/** Names that say what a record is called, best first; a person's first and last names come after the first. */
+const nameLike = [/^(name|full_name|display_name)$/, /^(title|label)$/, /^(username|user_name)$/];
+/** Then: `*_name`, `*_title`, `*_label` (not a first or last name alone), then identifying text. */
+const laterNames = [/_(name|title|label)$/, /^(email|slug|code)$/];
+const firstNames = /^(first_name|firstname|given_name|forename)$/;
+const lastNames = /^(last_name|lastname|family_name|surname)$/;
+/** Text that never titles a record, whatever else it is: addresses, notes, descriptions. */
+const neverTitles = /(address|street|note|comment|description|remark|bio|body|content|summary)/;
 
 /**
- * The column that names a record: the first NOT NULL text column named like a name (by the order of
- * `labelNames`), else a nullable one so named, else the first short text column. Long text named like
- * one counts (PostgreSQL `text` names, SQLite `TEXT` everywhere); other long text does not.
+ * What names a record: `label`, the one column searched, sorted and filtered as the record's name
+ * (related records' `artist.Name`), and `title`, the columns a title is made of. In order: a column
+ * called `name` (`full_name`, `display_name`); a person's first and last names, titled by both and
+ * labelled by the last; `title`, `label`; `username`; `*_name`, `*_title`, `*_label`; `email`, `slug`,
+ * `code` — NOT NULL ones before nullable ones at each step. Never an address, a note, a description or
+ * other long text: a resource without such a column has none, and is titled by its own name and key
+ * ("Invoice 412") wherever a record is shown.
  */
-export function labelColumn(columns: ColumnPlan[]): ColumnPlan | undefined {
+export function recordNames(columns: ColumnPlan[]): { label?: ColumnPlan; title?: ColumnPlan[] } {
   const texts = columns.filter(
-    (column) => column.type === 'string' && column.text !== undefined && !column.hidden && !column.primaryKey,
+    (column) =>
+      column.type === 'string' &&
+      column.text !== undefined &&
+      !column.hidden &&
+      !column.primaryKey &&
+      !neverTitles.test(snakeCase(column.name)),
   );
-  for (const nullable of [false, true])
-    for (const pattern of labelNames) {
-      const found = texts.find(
-        (column) => column.nullable === nullable && pattern.test(snakeCase(column.name)),
-      );
-      if (found) return found;
-    }
-  return texts.find((column) => column.text === 'short');
+  const named = (pattern: RegExp, nullable: boolean) =>
+    texts.find((column) => column.nullable === nullable && pattern.test(snakeCase(column.name)));
+  const find = (patterns: RegExp[]) => {
+    for (const nullable of [false, true])
+      for (const pattern of patterns) {
+        const found = named(pattern, nullable);
+        if (found) return found;
+      }
+    return undefined;
+  };
+  const one = (column: ColumnPlan | undefined) => (column ? { label: column, title: [column] } : undefined);
+  const first = nameLike[0] as RegExp;
+  const exact = find([first]);
+  if (exact) return { label: exact, title: [exact] };
+  const given = find([firstNames]);
+  const family = find([lastNames]);
+  if (given && family) return { label: family, title: [given, family] };
+  return one(find(nameLike.slice(1))) ?? one(given ?? family) ?? one(find(laterNames)) ?? {};
 }

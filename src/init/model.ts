@@ -23,6 +23,8 @@ export interface TableModel {
   foreignKeys: ForeignKeyModel[];
   /** Indexes, including those behind unique constraints; not the primary key's own index. */
   indexes: IndexModel[];
+  /** How many rows the distinct counts read (at most `distinctSampleRows`); absent: not measured. */
+  sampledRows?: number;
 }
 
 /** A sampled non-null value, as the driver returned it. */
@@ -67,6 +69,8 @@ export interface ColumnModel {
    * nor whether text holds JSON). Absent: not sampled; empty: sampled, no values.
    */
   samples?: SampleValue[];
+  /** Text and enum columns: distinct values among the table's first rows (`TableModel.sampledRows`). */
+  distinct?: number;
   comment?: string;
 }
 

@@ -1,4 +1,4 @@
-import type { Action } from '../resource/policy.js';
+import type { Action, AggregatePolicy, AllLimit, IncludeConstraintPolicy } from '../resource/policy.js';
 import type { SchemaDeclaration } from '../resource/schema-declaration.js';
 import type { ColumnType, DatetimeStorage, RelationDefinition } from '../resource/types.js';
 import type { DialectName } from '../sql/dialect.js';
@@ -16,6 +16,8 @@ export interface ConfigPlan {
   skipped: SkippedTable[];
   /** `init --writable`: the endpoints of tables create, update and delete. */
   writable: boolean;
+  /** `CREATE INDEX` statements that would serve the sorts no index serves: printed by `init`, never run. */
+  indexAdvice: string[];
 }
 
 export interface SkippedTable {
@@ -41,8 +43,12 @@ export interface ResourcePlan {
   relations: RelationPlan[];
   /** A view: served read-only, under a key its name gives (tables.ts). */
   view: boolean;
-  /** The column that names a record (`name`, `title`): searched, sorted, and the schema's record title. */
+  /** The column that names a record (`name`, `title`, a last name): searched, sorted, related records' filters and sorts. */
   labelColumn?: string;
+  /** The columns a record's title is made of (`['FirstName', 'LastName']`); absent: titled by its key. */
+  titleColumns?: string[];
+  /** Rows the distinct counts read (`TableModel.sampledRows`). */
+  sampledRows?: number;
   softDeleteColumn?: string;
   /** SQLite: the storage all datetime columns share, written once (`storage: { datetime }`). */
   datetimeStorage?: DatetimeStorage;
@@ -77,6 +83,8 @@ export interface ColumnPlan {
   values?: readonly string[];
   /** Computed by the database: shown, never an input. */
   generated?: boolean;
+  /** Text and enum columns: distinct values among the sampled rows (`ColumnModel.distinct`). */
+  distinct?: number;
   /** Facts for the column's comment: declared type, keys, uniqueness, how a kind was detected. */
   notes: string[];
 }
@@ -91,8 +99,16 @@ export interface EndpointPlan {
   allowedIncludes: string[];
   allowedCounts: string[];
   allowedSearch: string[];
+  /** Per to-many include path: what `include_filter`, `include_sort`, `include_limit` may use. */
+  includeConstraints: Record<string, IncludeConstraintPolicy>;
   /** `all=true` up to this many records. */
   allowAll: number;
+  /** Exports (CSV, NDJSON): streamed, whatever the table's size. */
+  allowExport: AllLimit;
+  /** The aggregate route: count, measures, groups and date buckets. */
+  aggregates: AggregatePolicy;
+  /** Allowed sorts on columns no index leads (their `CREATE INDEX` is in `ConfigPlan.indexAdvice`). */
+  unindexedSorts: string[];
   defaultSort: string;
   /** The actions served: `list` and `read`, and the writes when `init --writable` (never on a view). */
   actions: Action[];

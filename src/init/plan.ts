@@ -1,6 +1,6 @@
 import type { DialectName } from '../sql/dialect.js';
-import { findSoftDelete, labelColumn, planColumns } from './columns.js';
-import { planEndpoint } from './endpoints.js';
+import { findSoftDelete, planColumns, recordNames } from './columns.js';
+import { indexStatement, planEndpoint } from './endpoints.js';
 import { compositeUniqueNotes, resolveLinks } from './keys.js';
 import type { DatabaseModel, TableModel } from './model.js';
 import { resourceVariables } from './names.js';
@@ -40,7 +40,13 @@ export function planConfig(model: DatabaseModel, options: PlanOptions = {}): Con
   const resources = planned.map((resource, i) => ({
     ...resource,
     variable: variables[i] as string,
-    endpoint: planEndpoint(tables[i] as TableModel, resource, related, options.writable ?? false),
+    endpoint: planEndpoint(
+      model.dialect,
+      tables[i] as TableModel,
+      resource,
+      related,
+      options.writable ?? false,
+    ),
   }));
   const skipped = skippedTables(internal, candidates, whyNot, pivots);
   return {
@@ -49,6 +55,9 @@ export function planConfig(model: DatabaseModel, options: PlanOptions = {}): Con
     resources,
     skipped,
     writable: options.writable ?? false,
+    indexAdvice: resources.flatMap((resource) =>
+      resource.endpoint.unindexedSorts.map((column) => indexStatement(model.dialect, resource.table, column)),
+    ),
   };
 }
 
@@ -74,7 +83,7 @@ function planResource(
   const softDelete = findSoftDelete(columns);
   const single = typeof primaryKey === 'string' ? primaryKey : undefined;
   const relations = planRelations(table, columns, single, context, notes);
-  const label = labelColumn(columns);
+  const { label, title } = recordNames(columns);
   return {
     name: table.name,
     table: table.name,
@@ -84,6 +93,8 @@ function planResource(
     relations,
     view: table.isView,
     ...(label && { labelColumn: label.name }),
+    ...(title && { titleColumns: title.map((column) => column.name) }),
+    ...(table.sampledRows !== undefined && { sampledRows: table.sampledRows }),
     ...(softDelete && { softDeleteColumn: softDelete.name }),
     ...(datetimeStorage && { datetimeStorage }),
     notes,

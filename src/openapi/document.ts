@@ -359,6 +359,7 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
 
     if (actions.has('list')) {
       const allowAll = endpoint.allowAll !== undefined;
+      const exportsOffered = endpoint.allowExport !== undefined;
       // With all=true every paging parameter is refused (422); the description says so where it applies.
       const withAll = allowAll ? '; not with all=true, 422' : '';
       const page = (name: string, schema: JsonSchema, text: string) => ({
@@ -375,10 +376,10 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
       ];
       // The exports (format=csv|ndjson, or Accept): the same 200 in two more media types, as a download.
       const exported = (ok: { description: string; content: JsonSchema }) =>
-        allowAll
+        exportsOffered
           ? {
               ...ok,
-              description: `${ok.description} With format=csv or format=ndjson (or Accept: text/csv, application/x-ndjson), every matching record as a download, under the same rules as all=true.`,
+              description: `${ok.description} With format=csv or format=ndjson (or Accept: text/csv, application/x-ndjson), every matching record as a download${endpoint.allowExport === 'unlimited' ? ', streamed' : `, at most ${endpoint.allowExport}`}.`,
               content: {
                 ...ok.content,
                 'text/csv': {
@@ -458,10 +459,14 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
                   { type: 'boolean' },
                   `Every matching record as a plain array${endpoint.allowAll === 'unlimited' ? '' : ` (at most ${endpoint.allowAll}, else 422)`}. Not combined with page, pagination, cursor, or per_page other than its default (422 keyed by that parameter).`,
                 ),
+              ]
+            : []),
+          ...(exportsOffered
+            ? [
                 page(
                   'format',
                   { enum: ['csv', 'ndjson'] },
-                  `An export: every matching record (as all=true${endpoint.allowAll === 'unlimited' ? ', streamed' : `, at most ${endpoint.allowAll}, else 422 keyed format`}) as CSV or NDJSON, a download. Wins over Accept (text/csv, application/x-ndjson). Not combined with page, per_page, pagination or cursor (422 keyed by that parameter); another value is a 422 keyed format.`,
+                  `An export: every matching record (${endpoint.allowExport === 'unlimited' ? 'streamed' : `at most ${endpoint.allowExport}, else 422 keyed format`}) as CSV or NDJSON, a download. Wins over Accept (text/csv, application/x-ndjson). Not combined with page, per_page, pagination or cursor (422 keyed by that parameter); another value is a 422 keyed format.`,
                 ),
               ]
             : []),

@@ -99,8 +99,8 @@ function exportFormat(
 }
 
 /**
- * An export answers every record of the request, as `all=true` does and under the same `allowAll`
- * rules: it has no pages, so a paging parameter beside it is a mistake rather than something to ignore.
+ * An export answers every record of the request, as `all=true` does, under `allowExport` (default
+ * `allowAll`): it has no pages, so a paging parameter beside it is a mistake rather than something to ignore.
  */
 function exportMode(
   endpoint: CompiledEndpoint,
@@ -119,12 +119,12 @@ function exportMode(
         param,
         `The ${param} parameter cannot be combined with an export (format=${format}): it has no pages.`,
       );
-  if (endpoint.allowAll === undefined)
+  if (endpoint.allowExport === undefined)
     return void errors.add(
       'format',
       `Exports (format=${format}) answer every record, as all=true, which is not enabled for this endpoint.`,
     );
-  return { kind: 'all', max: endpoint.allowAll };
+  return { kind: 'all', max: endpoint.allowExport };
 }
 
 function pageMode(

@@ -77,6 +77,8 @@ export interface CompiledEndpoint extends FilterScope {
   /** The columns `search` looks in (strings, maybe through relations). */
   readonly searchTargets: readonly FieldTarget[];
   readonly allowAll: AllLimit | undefined;
+  /** Exports' maximum (`allowExport`, else `allowAll`); undefined: no export. */
+  readonly allowExport: AllLimit | undefined;
   /** How a length-aware page finds its total (`EndpointPolicy.total`, checked). */
   readonly total: TotalStrategy;
   /** The statement timeout of this endpoint's reads, in ms. */
@@ -382,9 +384,9 @@ function compileAggregates(
   };
 }
 
-function compileAllowAll(limit: AllLimit | undefined, where: string): AllLimit | undefined {
+function compileAllowAll(limit: AllLimit | undefined, where: string, key: string): AllLimit | undefined {
   if (limit !== undefined && limit !== 'unlimited' && !(Number.isInteger(limit) && limit >= 0))
-    throw new ConfigurationError(`${where}: allowAll takes a whole number or 'unlimited'.`);
+    throw new ConfigurationError(`${where}: ${key} takes a whole number or 'unlimited'.`);
   return limit;
 }
 
@@ -563,7 +565,8 @@ export function compileEndpoint(
     allowedCounts,
     includeConstraints: compileIncludeConstraints(resource, includes, policy, limits, where),
     searchTargets: compileSearch(resource, policy.allowedSearch ?? [], where),
-    allowAll: compileAllowAll(policy.allowAll, where),
+    allowAll: compileAllowAll(policy.allowAll, where, 'allowAll'),
+    allowExport: compileAllowAll(policy.allowExport ?? policy.allowAll, where, 'allowExport'),
     total: compileTotal(policy.total, where),
     timeoutMs: compileTimeout(policy.timeoutMs, where),
     actions: compileActions(policy, resource, where),

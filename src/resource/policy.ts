@@ -94,6 +94,12 @@ export interface EndpointPolicy<Ctx = unknown> {
   allowedSorts?: string[];
   allowedSearch?: string[];
   allowAll?: AllLimit;
+  /**
+   * Exports (`format=csv`, `format=ndjson`, or `Accept`): at most this many records, or `'unlimited'`
+   * (streamed in batches, memory flat at any size). Default: `allowAll`, so an endpoint without either
+   * offers no export.
+   */
+  allowExport?: AllLimit;
   /** Order when the request gives none, in `sort` syntax; defaults to `-<primary key>`. */
   defaultSort?: string;
   /** Page size when the request gives none (15) and the largest a client may ask for (100). */

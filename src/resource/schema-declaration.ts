@@ -25,8 +25,12 @@ export interface SelectOption {
 export interface SchemaDeclaration {
   /** Used for `table.title`, `form.title` and as the base of ids; defaults to the resource name. */
   title?: string;
-  /** A visible column whose value names one record (`name`, `title`): `detail.title` in the document. */
-  recordTitle?: string;
+  /**
+   * What names one record: a visible column (`name`, `title`), or several whose values, joined by a
+   * space, make its title (`['first_name', 'last_name']`). `detail.title` (the first) and
+   * `detail.titleColumns` (all) in the document; absent, a record is titled by its resource and key.
+   */
+  recordTitle?: string | readonly string[];
   table: {
     id?: string;
     title?: string;

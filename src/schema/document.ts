@@ -25,6 +25,12 @@ export function labelFor(key: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** The columns of a declaration's record title, as a list. */
+export function titleColumnsOf(declaration: Pick<SchemaDeclaration, 'recordTitle'>): string[] {
+  const { recordTitle } = declaration;
+  return recordTitle === undefined ? [] : typeof recordTitle === 'string' ? [recordTitle] : [...recordTitle];
+}
+
 /**
  * Builds the schema document once, at start-up, from the declaration and the compiled policy, so
  * `sortable`, `searchable`, `filters` and `softDeletes` cannot disagree with what the list endpoint
@@ -58,6 +64,7 @@ export function buildSchemaDocument(
       );
 
   const formId = declaration.form?.id ?? `${resource.name}-form`;
+  const titleColumns = titleColumnsOf(declaration).map((key) => column(key).name);
   return {
     table: {
       id: declaration.table.id ?? `${resource.name}-table`,
@@ -96,8 +103,8 @@ export function buildSchemaDocument(
         ]),
       ),
       sorts: [...endpoint.allowedSorts.keys()],
-      exports: endpoint.allowAll === undefined ? [] : [...exportFormats],
-      exportMax: typeof endpoint.allowAll === 'number' ? endpoint.allowAll : null,
+      exports: endpoint.allowExport === undefined ? [] : [...exportFormats],
+      exportMax: typeof endpoint.allowExport === 'number' ? endpoint.allowExport : null,
       includeConstraints: Object.fromEntries(
         [...endpoint.includeConstraints].map(([path, constraint]) => [
           path,
@@ -147,7 +154,8 @@ export function buildSchemaDocument(
         label: field.label ?? labelFor(field.key),
         type: field.type ?? tableType(column(field.key).type),
       })),
-      title: declaration.recordTitle === undefined ? null : column(declaration.recordTitle).name,
+      title: titleColumns[0] ?? null,
+      titleColumns,
       relations: [...relations],
     },
   };

@@ -44,7 +44,7 @@ export interface SchemaDocument {
     sorts: string[];
     /**
      * The export formats the list offers (`format=csv`, `format=ndjson`): both where the endpoint sets
-     * `allowAll`, none otherwise. `exportMax`: at most this many records (a 422 over it), or `null`.
+     * `allowExport` (else `allowAll`), none otherwise. `exportMax`: at most this many records (a 422 over it), or `null`.
      */
     exports: ExportFormat[];
     exportMax: number | null;
@@ -89,8 +89,13 @@ export interface SchemaDocument {
   detail: {
     id: string;
     fields: { key: string; label: string; type: TableColumnType }[];
-    /** The column that names a record (`recordTitle`), or null. */
+    /** The column that names a record (`recordTitle`, its first column), or null. */
     title: string | null;
+    /**
+     * Every column of the record's title, its values joined by a space (`["FirstName", "LastName"]`);
+     * empty: a record is titled by the table's title and its key ("Invoice 412").
+     */
+    titleColumns: string[];
     /** To-one relations by their visible foreign key: how to show a related record by its title. */
     relations: DetailRelation[];
   };
@@ -128,8 +133,10 @@ export interface DetailRelation {
   included: boolean;
   /** The related resource. */
   resource: string;
-  /** The related schema's record-title column, when it has one. */
+  /** The related schema's record-title column (its first), when it has one. */
   title: string | null;
+  /** Every column of the related schema's record title (empty: none). */
+  titleColumns: string[];
   /** The related resource's schema document, when an endpoint serves one. */
   schema: string | null;
 }

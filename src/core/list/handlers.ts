@@ -60,7 +60,7 @@ export function listHandlers(
   const state = prepareList(endpoint, connection);
   const plans = new ListPlans(endpoint);
 
-  const exports = endpoint.allowAll !== undefined;
+  const exports = endpoint.allowExport !== undefined;
   // Not `async`, for the same reason as the service's list route: it returns the answer's promise.
   const list = ({ rawQuery, url, ctx, signal, primary, accept }: ListCall): Promise<ServiceResponse> => {
     const plan = plans.planOf(rawQuery, ctx, acceptedExport(accept, exports));

@@ -13,7 +13,7 @@ const namesExport = /csv|ndjson/i;
 
 /**
  * The export format a request's `Accept` header prefers (q-values, specificity: jshttp's negotiator,
- * as Express reads Accept), among JSON and the exports this endpoint offers (those of `allowAll`).
+ * as Express reads Accept), among JSON and the exports this endpoint offers (those of `allowExport`, else `allowAll`).
  * Undefined: the JSON list. Only an Accept that names an export type can choose one, so `text/*` or
  * an Accept naming nothing the service makes still gets JSON, as it did before exports (no 406).
  */
