@@ -96,6 +96,30 @@ describe('init ends with the command that serves what it wrote', () => {
     expect(readdirSync(dir)).toContain('shop.config.ts');
   });
 
+  it('prints the CREATE INDEX that would serve each sort no index serves, and runs none', async () => {
+    const file = join(dir, 'orders.db');
+    const conn = connect(`sqlite:${file}`);
+    await sql`create table orders (id integer primary key, placed_at datetime not null, total numeric(10,2), city varchar(40))`.execute(
+      conn.db,
+    );
+    await sql`create index orders_city on orders (city)`.execute(conn.db);
+    const before = await sql`select name from sqlite_master where type = 'index'`.execute(conn.db);
+    const { io, out: said } = capture();
+    expect(
+      await runInit(['--database-url', `sqlite:${file}`, '--out', join(dir, 'orders.config.ts')], io),
+    ).toBe(0);
+    const text = said.join('\n');
+    expect(text).toContain('Sorts no index serves (2)');
+    expect(text).toContain('  CREATE INDEX "orders_placed_at_idx" ON "orders" ("placed_at");');
+    expect(text).toContain('  CREATE INDEX "orders_total_idx" ON "orders" ("total");');
+    // city leads an index, the key is the table's own order: nothing said of them.
+    expect(text).not.toContain('("city")');
+    expect(text).not.toContain('("id")');
+    const after = await sql`select name from sqlite_master where type = 'index'`.execute(conn.db);
+    expect(after.rows).toEqual(before.rows);
+    await conn.db.destroy();
+  });
+
   it('prints a password as *** and says to put it back; quotes what the shell would read otherwise', () => {
     expect(serveCommand('postgres://app:s3cret@db.example.com:5432/shop', '/tmp/rqs.config.ts')).toEqual({
       command:
