@@ -2,13 +2,31 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../src/errors/configuration-error.js';
 import type { ConfigPlan } from '../src/init/index.js';
+import { kinds } from '../src/kinds/index.js';
+import type { CatalogEngine } from '../src/kinds/kind.js';
 import { reactAdminDataProvider } from '../src/providers/react-admin.js';
 import { refineDataProvider } from '../src/providers/refine.js';
 import type { StandaloneConfig } from '../src/server/config.js';
 import { buildService } from '../src/server/standalone.js';
 import type { Connection } from '../src/sql/connect.js';
-import { createKindsSchema, gadgets, initModule, loans, owners } from './fixtures/init-kinds.js';
+import { createKindsSchema, gadgets, initModule, loans, owners, typeColumns } from './fixtures/init-kinds.js';
 import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
+
+/** A fixture column's type as the catalog names it: `varchar(20)` → `varchar`, `int unsigned` → `int`. */
+const baseType = (type: string) =>
+  type
+    .toLowerCase()
+    .replace(/\(.*\)/, '')
+    .replace(/ (unsigned|null)$/, '');
+
+/**
+ * Types src/init/kinds.ts maps before asking the kinds (`declaredFor` names the others): a width, a
+ * sign, a precision or an enum's values decide them.
+ */
+const initDecides: Record<CatalogEngine, readonly string[]> = {
+  postgres: ['int8', 'numeric', 'citext'],
+  mysql: ['tinyint', 'int', 'bigint', 'decimal', 'numeric', 'enum', 'set'],
+};
 
 /**
  * `init` on a schema with uuid keys, enums, 64-bit values, times, bytes, engine-specific types, a link
@@ -56,6 +74,7 @@ for (const dialect of dialects)
       expect(plan.resources.map((r) => r.name).sort()).toEqual([
         'gadget_names',
         'gadgets',
+        'kind_types',
         'loans',
         'owners',
       ]);
@@ -80,6 +99,101 @@ for (const dialect of dialects)
         expect(kindOf('gadgets', 'flags')).toMatchObject({ type: 'set', values: ['a', 'b'] });
       expect(resource('loans')).toMatchObject({ primaryKey: ['gadget_id', 'owner_id'] });
     });
+
+    if (dialect !== 'sqlite')
+      it('maps every engine type the kinds name, each a column of kind_types', () => {
+        const engine = dialect as CatalogEngine;
+        const fixture = new Set(typeColumns[dialect].map((c) => baseType(c.sql)));
+        const mapped = new Set([
+          ...Object.values(kinds).flatMap((kind) => kind.declaredFor?.[engine] ?? []),
+          ...initDecides[engine],
+        ]);
+        expect([...mapped].filter((type) => !fixture.has(type))).toEqual([]);
+      });
+
+    it('declares each column of kind_types by its type, and skips what it cannot serve', () => {
+      const table = resource('kind_types');
+      for (const column of typeColumns[dialect])
+        if (column.kind === null)
+          expect(
+            table?.skippedColumns.map((skipped) => skipped.name),
+            column.sql,
+          ).toContain(column.name);
+        else expect(kindOf('kind_types', column.name)?.type, column.sql).toBe(column.kind);
+    });
+
+    it('serves kind_types as generated: start-up verification accepts every type, and each value is answered', async () => {
+      const [row] = await get('/api/kind_types');
+      for (const column of typeColumns[dialect]) {
+        if (column.kind === null) expect(row, column.sql).not.toHaveProperty(column.name);
+        else if (column.answer !== undefined) expect(row?.[column.name], column.sql).toEqual(column.answer);
+        else expect(row?.[column.name], column.sql).not.toBeNull();
+      }
+      const one = await app.inject({ method: 'GET', url: '/api/kind_types/1' });
+      expect(one.statusCode, one.body).toBe(200);
+      expect(one.json()).toEqual(row);
+    });
+
+    if (dialect === 'mysql')
+      it('bounds a YEAR column to what it holds (1901 to 2155, and 0), in writes and filters', async () => {
+        // The generated configuration, with kind_types writable through a number input on c_year.
+        const endpoints = config.endpoints.map((endpoint) =>
+          endpoint.resource === 'kind_types'
+            ? {
+                ...endpoint,
+                allowedFilters: ['c_year'],
+                actions: ['list' as const, 'read' as const, 'update' as const],
+                access: { ...endpoint.access, update: () => true },
+                schema: {
+                  table: { columns: [{ key: 'c_year' }] },
+                  form: { inputs: [{ name: 'c_year', type: 'number' as const }] },
+                },
+              }
+            : endpoint,
+        );
+        const writable = await buildService({ config: { ...config, endpoints }, connection: conn });
+        try {
+          const patch = (value: unknown) =>
+            writable.inject({
+              method: 'PATCH',
+              url: '/api/kind_types/1',
+              headers: { 'content-type': 'application/json' },
+              payload: JSON.stringify({ c_year: value }),
+            });
+          const stored = async () =>
+            (await conn.db.selectFrom('kind_types').select('c_year').executeTakeFirst())?.c_year;
+          for (const value of [1901, 2155, 0, 2024]) {
+            const written = await patch(value);
+            expect(written.statusCode, `${value}: ${written.body}`).toBe(200);
+            expect(written.json().c_year).toBe(value);
+            expect(await stored()).toBe(value);
+          }
+          // 5 would be stored as 2005, 99 as 1999; 1900 and 2156 are refused by the database.
+          for (const value of [5, 99, 1900, 2156, -1, 1e6]) {
+            const refused = await patch(value);
+            expect(refused.statusCode, `${value}: ${refused.body}`).toBe(422);
+            expect(refused.json().errors).toEqual({
+              c_year: ['The c_year field must be a year between 1901 and 2155, or 0.'],
+            });
+          }
+          expect(await stored()).toBe(2024);
+          const filter = async (query: string) =>
+            writable.inject({ method: 'GET', url: `/api/kind_types?${query}` });
+          expect((await filter('filter[c_year]=2024')).json().data).toHaveLength(1);
+          expect((await filter('filter[c_year][lt]=2155')).json().data).toHaveLength(1);
+          // `= 5` would match 2005: refused, as a value the column cannot hold.
+          const five = await filter('filter[c_year]=5');
+          expect(five.statusCode).toBe(422);
+          expect(five.json().errors['filter.c_year'][0]).toContain('a year between 1901 and 2155, or 0');
+          const openapi = (await writable.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+          const input = JSON.stringify(openapi).includes(
+            '"anyOf":[{"minimum":1901,"maximum":2155},{"const":0}]',
+          );
+          expect(input).toBe(true);
+        } finally {
+          await writable.close();
+        }
+      });
 
     if (dialect !== 'sqlite')
       it('serves a generated column read-only: answered, never a form input', async () => {

@@ -43,5 +43,5 @@ export const decimal: Kind = {
   input: 'number',
   options: ['precision', 'scale'],
   serves: { postgres: pgNumbers, mysql: myNumbers },
-  declaredFor: { postgres: ['float4', 'float8'], mysql: ['float', 'double', 'real'] },
+  declaredFor: { postgres: ['float4', 'float8'], mysql: ['float', 'double'] },
 };

@@ -47,7 +47,8 @@ export interface KindColumn {
   readonly of?: string;
   /**
    * The column's type as the catalog names it, where a kind asks for it (`Kind.fromCatalog`) and the
-   * catalog was read: what a PostgreSQL array's bound members are cast to (`_int4`, `_mood`).
+   * catalog was read: what a PostgreSQL array's bound members are cast to (`_int4`, `_mood`), the
+   * engine type that holds fewer values than the kind (MariaDB's YEAR under `integer`).
    */
   readonly catalogType?: CatalogType;
 }
@@ -56,6 +57,8 @@ export interface KindColumn {
 export interface CatalogType {
   readonly name: string;
   readonly schema?: string;
+  /** The engine whose catalog names it; absent on SQLite, whose declared types are only affinities. */
+  readonly engine?: CatalogEngine;
 }
 
 /** What a column's catalog type tells its kind (`Kind.fromCatalog`). */

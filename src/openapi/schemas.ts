@@ -133,8 +133,9 @@ function columnAt(resource: ResolvedResource, name: string): ResolvedColumn | un
 /** The bounds validation puts on a number of this column, filter value or input (src/plan/values.ts). */
 function numberBounds(column: ResolvedColumn | undefined, kind: 'integer' | 'decimal'): JsonSchema {
   if (kind === 'integer') {
-    const { min, max } = integerRange(column ?? { big: false });
-    return { type: 'integer', minimum: min, maximum: max };
+    const { min, max, zero } = integerRange(column ?? { big: false });
+    const bounds = { minimum: min, maximum: max };
+    return zero ? { type: 'integer', anyOf: [bounds, { const: 0 }] } : { type: 'integer', ...bounds };
   }
   return { type: 'number', minimum: -DECIMAL_LIMIT, maximum: DECIMAL_LIMIT };
 }

@@ -2,6 +2,7 @@
  * The declarations held against the database's catalog at start-up: every table, column, relation key
  * and pivot, with a message per mismatch that says what the database has instead.
  */
+import type { CatalogEngine } from '../kinds/kind.js';
 import type { ResolvedColumn, ResolvedResource } from './registry.js';
 import { closest, listed } from './suggestions.js';
 import type { ColumnType, ResourceDefinition } from './types.js';
@@ -25,6 +26,8 @@ export interface CatalogColumn {
  * against every declared table, column and relation key.
  */
 export interface Catalog {
+  /** The engine whose catalog this is, where its type names are certain (not SQLite's affinities). */
+  readonly engine?: CatalogEngine;
   /**
    * Columns of every table and view, keyed by each name a declaration may use for it: `schema.table`,
    * and the bare name when one schema has it, or `public` does.

@@ -48,6 +48,7 @@ export function resolveResources(
           : kinds[options.type].fromCatalog?.({
               name: found.dataType,
               ...(found.dataTypeSchema !== undefined && { schema: found.dataTypeSchema }),
+              ...(catalog?.engine !== undefined && { engine: catalog.engine }),
             });
       columns.set(name, {
         ...fromCatalog,

@@ -57,7 +57,8 @@ export async function readCatalog(db: DynamicDb, tables: readonly string[]): Pro
       refused.set(table, error instanceof Error ? error.message : String(error));
     }
   }
-  return { tables: described, names: names.sort(), unlisted, refused };
+  const certain = engine === 'postgres' || engine === 'mysql' ? engine : undefined;
+  return { ...(certain && { engine: certain }), tables: described, names: names.sort(), unlisted, refused };
 }
 
 /** The engine behind a Kysely instance, from its introspector (the adapters' own check is internal). */
