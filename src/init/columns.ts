@@ -4,7 +4,7 @@ import { resolvePendingStorage, type StorageFamily, sharedDatetimeStorage } from
 import { type Link, uniqueColumns } from './keys.js';
 import { columnKind } from './kinds.js';
 import type { ColumnModel, TableModel } from './model.js';
-import { isSensitive, snakeCase } from './names.js';
+import { isSensitive, singularize, snakeCase } from './names.js';
 import type { ColumnPlan, SkippedColumn } from './plan-types.js';
 
 /**
@@ -122,13 +122,16 @@ const neverTitles = /(address|street|note|comment|description|remark|bio|body|co
 /**
  * What names a record: `label`, the one column searched, sorted and filtered as the record's name
  * (related records' `artist.Name`), and `title`, the columns a title is made of. In order: a column
- * called `name` (`full_name`, `display_name`); a person's first and last names, titled by both and
+ * called `name` (`full_name`, `display_name`) or as its table (`city.city`); a person's first and last names, titled by both and
  * labelled by the last; `title`, `label`; `username`; `*_name`, `*_title`, `*_label`; `email`, `slug`,
  * `code` — NOT NULL ones before nullable ones at each step. Never an address, a note, a description or
  * other long text: a resource without such a column has none, and is titled by its own name and key
  * ("Invoice 412") wherever a record is shown.
  */
-export function recordNames(columns: ColumnPlan[]): { label?: ColumnPlan; title?: ColumnPlan[] } {
+export function recordNames(
+  table: string,
+  columns: ColumnPlan[],
+): { label?: ColumnPlan; title?: ColumnPlan[] } {
   const texts = columns.filter(
     (column) =>
       column.type === 'string' &&
@@ -148,8 +151,9 @@ export function recordNames(columns: ColumnPlan[]): { label?: ColumnPlan; title?
     return undefined;
   };
   const one = (column: ColumnPlan | undefined) => (column ? { label: column, title: [column] } : undefined);
-  const first = nameLike[0] as RegExp;
-  const exact = find([first]);
+  // A column named as its table says what a record is called (Sakila's city.city, country.country).
+  const own = new RegExp(`^${snakeCase(singularize(table)).replace(/[^a-z0-9_]/g, '')}$`);
+  const exact = find([nameLike[0] as RegExp, own]);
   if (exact) return { label: exact, title: [exact] };
   const given = find([firstNames]);
   const family = find([lastNames]);

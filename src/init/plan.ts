@@ -83,7 +83,7 @@ function planResource(
   const softDelete = findSoftDelete(columns);
   const single = typeof primaryKey === 'string' ? primaryKey : undefined;
   const relations = planRelations(table, columns, single, context, notes);
-  const { label, title } = recordNames(columns);
+  const { label, title } = recordNames(table.name, columns);
   return {
     name: table.name,
     table: table.name,
