@@ -400,3 +400,124 @@ describe('the declared kind of an array’s elements (of)', () => {
     expect(kind.member?.(column as ResolvedColumn)).toMatchObject({ format: 'date' });
   });
 });
+
+describe('a collection kind on an engine without such columns is refused at start-up', () => {
+  /** `buildService` over `films` with these columns, with and without the catalog: its refusal. */
+  const refusal = async (conn: Connection, columns: Record<string, ColumnSpec>, introspect = true) => {
+    const built = buildService({
+      config: {
+        ...(!introspect && { introspect: false }),
+        resources: [
+          defineResource({ name: 'films', table: 'films', columns: { id: 'integer', ...columns } }),
+        ],
+        endpoints: [endpoint(Object.keys(columns))],
+      },
+      connection: conn,
+    });
+    await expect(built).rejects.toMatchObject({ name: 'ConfigurationError' });
+    return ((await built.catch((error: unknown) => error)) as Error).message;
+  };
+  const tags: Record<string, ColumnSpec> = { tags: 'array' };
+  const flags: Record<string, ColumnSpec> = { flags: { type: 'set', values: ['a', 'b'] } };
+
+  describe('SQLite: neither arrays nor SETs', () => {
+    const name = 'collection_filters_unheld_sqlite';
+    let conn: Connection;
+    beforeAll(async () => {
+      conn = await freshDatabase('sqlite', name);
+      await sql`create table films (id integer primary key, tags text, flags text)`.execute(conn.db);
+      await sql`insert into films values (1, '["a"]', 'a')`.execute(conn.db);
+    });
+    afterAll(async () => {
+      await conn?.db.destroy();
+    });
+
+    it('an array column: named with its resource, and why, with what to declare instead', async () => {
+      for (const introspect of [true, false])
+        expect(await refusal(conn, tags, introspect)).toBe(
+          'Resource "films": column "films.tags" is declared array, but SQLite has no array columns, so its filters (has_all, has_any) could never run; declare it as what the column stores (json or string).',
+        );
+    });
+
+    it('a set column, and both at once in one error', async () => {
+      expect(await refusal(conn, flags)).toMatch(
+        /^Resource "films": column "films\.flags" is declared set, but SQLite has no set columns, .*\(json or string\)\.$/,
+      );
+      const both = await refusal(conn, { ...tags, ...flags });
+      expect(both).toMatch(/^2 columns are of kinds SQLite has no columns of:\n/);
+      expect(both).toContain('- Resource "films": column "films.tags" is declared array');
+      expect(both).toContain('- Resource "films": column "films.flags" is declared set');
+    });
+
+    it('the same columns declared as what SQLite stores serve', async () => {
+      const app = await buildService({
+        config: {
+          resources: [
+            defineResource({
+              name: 'films',
+              table: 'films',
+              columns: { id: 'integer', tags: 'json', flags: 'string' },
+            }),
+          ],
+          endpoints: [endpoint(['tags', 'flags'])],
+        },
+        connection: conn,
+      });
+      try {
+        const res = await app.inject({ url: '/api/films?filter[flags][eq]=a' });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json().data).toEqual([{ id: 1, tags: ['a'], flags: 'a' }]);
+      } finally {
+        await app.close();
+      }
+    });
+  });
+
+  describe('PostgreSQL: no SETs', () => {
+    const name = 'collection_filters_unheld_postgres';
+    let conn: Connection;
+    beforeAll(async () => {
+      conn = await freshDatabase('postgres', name);
+      await sql`create table films (id integer primary key, flags text[], note text)`.execute(conn.db);
+    });
+    afterAll(async () => {
+      await conn?.db.destroy();
+      await dropDatabase('postgres', name);
+    });
+
+    it('a set column over an array type, which the catalog check cannot tell: refused, pointing to array', async () => {
+      for (const introspect of [true, false])
+        expect(await refusal(conn, flags, introspect)).toBe(
+          'Resource "films": column "films.flags" is declared set, but PostgreSQL has no set columns, so its filters (has_all, has_any) could never run; declare it as what the column stores (array, json or string).',
+        );
+    });
+
+    it('a set column over text: the catalog check refuses it first', async () => {
+      expect(await refusal(conn, { note: { type: 'set', values: ['a'] } })).toMatch(
+        /column "films\.note" is declared set, but the database's column is text, which cannot hold it/,
+      );
+    });
+  });
+
+  describe('MariaDB: no arrays', () => {
+    const name = 'collection_filters_unheld_mysql';
+    let conn: Connection;
+    beforeAll(async () => {
+      conn = await freshDatabase('mysql', name);
+      await sql`create table films (id integer primary key, tags json)`.execute(conn.db);
+    });
+    afterAll(async () => {
+      await conn?.db.destroy();
+      await dropDatabase('mysql', name);
+    });
+
+    it('the catalog check refuses an array column over JSON; without the catalog, the engine check does', async () => {
+      expect(await refusal(conn, tags)).toMatch(
+        /column "films\.tags" is declared array, but the database's column is longtext, which cannot hold it/,
+      );
+      expect(await refusal(conn, tags, false)).toBe(
+        'Resource "films": column "films.tags" is declared array, but MariaDB/MySQL has no array columns, so its filters (has_all, has_any) could never run; declare it as what the column stores (set, json or string).',
+      );
+    });
+  });
+});

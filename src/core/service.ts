@@ -9,6 +9,7 @@ import { titleColumnsOf } from '../schema/document.js';
 import type { DetailRelation } from '../schema/types.js';
 import { readCatalog } from '../sql/catalog.js';
 import type { Connection } from '../sql/connect.js';
+import { unheldColumns } from '../sql/operators.js';
 import { type AccessCheck, accessChecks, mayDo } from './access.js';
 import { answerError, fallbackLogger } from './answer.js';
 import {
@@ -81,6 +82,14 @@ export async function createService<Ctx = unknown>(
           );
         });
   const resources = resolveResources(config.resources, catalog);
+  // A kind this engine has no column of (an array on SQLite): every filter on it would fail.
+  const unheld = unheldColumns(resources.values(), connection.dialect);
+  if (unheld.length > 0)
+    throw new ConfigurationError(
+      unheld.length === 1
+        ? (unheld[0] as string)
+        : `${unheld.length} columns are of kinds ${connection.dialect.label} has no columns of:\n${unheld.map((line) => `- ${line}`).join('\n')}`,
+    );
   const endpoints = config.endpoints.map((policy) => compileEndpoint(policy, resources, config.limits));
   const paths = new Set<string>();
   for (const endpoint of endpoints) {

@@ -48,8 +48,8 @@ const elementOf = (column: KindColumn): Kind | undefined =>
  * array of a type it does not (an enum's) arrives as its text form `{a,b}`, parsed here. Its filters
  * (`has_all`, `has_any`) take members, coerced as its elements' kind; they compile to `@>` and `&&`
  * with the members bound as one array of the column's own type (the catalog's, `fromCatalog`), which a
- * GIN index on the column serves. Only PostgreSQL has arrays (MariaDB's catalog check refuses the
- * declaration; SQLite has none to declare).
+ * GIN index on the column serves. Only PostgreSQL has arrays: on another engine the dialect has no
+ * `holds` for it, and start-up refuses the declaration (`unheldColumns`, src/sql/operators.ts).
  */
 export const array: Kind = {
   label: 'array',

@@ -6,6 +6,8 @@ import { containmentOperators, nullOperators } from './operators.js';
  * MySQL's `SET`: any number of the declared values, stored as comma-separated text, answered as an
  * array. Its filters (`has_all`, `has_any`) take members: each one of the declared values (a 422
  * naming them otherwise); a text with a comma never is one, since a SET's members cannot hold one.
+ * Only MariaDB and MySQL have SETs: elsewhere start-up refuses the declaration (`unheldColumns`,
+ * src/sql/operators.ts).
  */
 export const set: Kind = {
   label: 'set',

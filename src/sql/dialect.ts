@@ -379,6 +379,8 @@ export interface ConnectOptions {
  */
 export interface SqlDialect {
   readonly name: DialectName;
+  /** The engine's name in messages (`SQLite`, `PostgreSQL`, `MariaDB/MySQL`). */
+  readonly label: string;
   /** Opens a connection (pool) for a `DATABASE_URL`. */
   connect(url: string, options?: ConnectOptions): Opened;
 
@@ -503,7 +505,8 @@ export interface KindSql {
   /**
    * Containment on a collection column (`has_all`, `has_any`): whether `column` holds every one of the
    * members (`every`) or at least one of them; NULL holds nothing. Absent where the engine has no such
-   * column: PostgreSQL has arrays, MariaDB SETs.
+   * column: PostgreSQL has arrays, MariaDB SETs. A column of a collection kind declared on an engine
+   * whose dialect has no `holds` for it is refused at start-up (`unheldColumns`, src/sql/operators.ts).
    */
   readonly holds?: (
     column: Expression<unknown>,

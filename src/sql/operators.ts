@@ -1,5 +1,8 @@
 import type { Expression, SqlBool } from 'kysely';
+import { type ColumnType, columnTypes, kinds } from '../kinds/index.js';
+import { containmentOperators, type OperatorName } from '../kinds/operators.js';
 import type { Condition, FieldTarget, Scalar } from '../plan/list-plan.js';
+import type { ResolvedResource } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { escapeLike, type SqlDialect } from './dialect.js';
 import { listParam, param, type Slot, type SlotValues } from './slots.js';
@@ -79,6 +82,44 @@ function spaceTextDatetime(eb: Eb, x: Expression<unknown>, condition: SlotCondit
   }
 }
 
+const holdsMembers = (op: OperatorName) => (containmentOperators as readonly OperatorName[]).includes(op);
+
+/**
+ * Whether the engine has columns of this kind, so that every operator the kind takes compiles on it:
+ * a kind whose operators hold members (`has_all`, `has_any`: arrays, SETs) needs its dialect's
+ * `KindSql.holds`, which only an engine with such columns has; every other kind is some column of
+ * every engine.
+ */
+export function engineHas(dialect: SqlDialect, type: ColumnType): boolean {
+  return dialect.kinds[type]?.holds !== undefined || !kinds[type].operators.some(holdsMembers);
+}
+
+/**
+ * Every declared column of a kind its engine has no column of (`engineHas`: an `array` on SQLite or
+ * MariaDB, a `set` on SQLite or PostgreSQL), one message each naming the resource, the column, why,
+ * and what to declare instead. Start-up refuses them (src/core/service.ts), whether or not the catalog
+ * was read: each of their filters would otherwise fail at request time.
+ */
+export function unheldColumns(resources: Iterable<ResolvedResource>, dialect: SqlDialect): string[] {
+  const mismatches: string[] = [];
+  // What such a column may be declared as here: the engine's own collections, else JSON or text.
+  const instead = [
+    ...columnTypes.filter((type) => kinds[type].operators.some(holdsMembers) && engineHas(dialect, type)),
+    'json',
+    'string',
+  ];
+  const or = `${instead.slice(0, -1).join(', ')} or ${instead.at(-1)}`;
+  for (const resource of resources)
+    for (const column of resource.columns.values()) {
+      if (engineHas(dialect, column.type)) continue;
+      const kind = kinds[column.type];
+      mismatches.push(
+        `Resource "${resource.name}": column "${resource.table}.${column.name}" is declared ${kind.label}, but ${dialect.label} has no ${kind.label} columns, so its filters (${kind.operators.filter(holdsMembers).join(', ')}) could never run; declare it as what the column stores (${or}).`,
+      );
+    }
+  return mismatches;
+}
+
 /** One operator's condition on `target`'s column (or JSON path) of the table under `alias`. */
 export function fieldCondition(
   eb: Eb,
@@ -128,6 +169,7 @@ export function fieldCondition(
     case 'has_all':
     case 'has_any': {
       const holds = dialect.kinds[target.columnType]?.holds;
+      // Refused at start-up (`unheldColumns`); reached only by a plan compiled without that check.
       if (!holds)
         throw new Error(
           `${condition.op} on the ${target.columnType} column "${target.column}": ${dialect.name} has no such column (README, Column kinds).`,

@@ -228,6 +228,7 @@ let insertReturns = true;
 
 export const mysql: SqlDialect = {
   name: 'mysql',
+  label: 'MariaDB/MySQL',
   connect(url, options) {
     const acquireTimeoutMs = options?.acquireTimeoutMs ?? 3000;
     const pool = createPool({

@@ -324,6 +324,7 @@ function lateralTopPerParent(parts: TopPerParent): DynamicSelect {
 
 export const postgres: SqlDialect = {
   name: 'postgres',
+  label: 'PostgreSQL',
   connect(url, options) {
     const acquireTimeoutMs = options?.acquireTimeoutMs ?? 3000;
     const pool = new pg.Pool({

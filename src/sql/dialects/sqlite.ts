@@ -145,6 +145,7 @@ function preparedReads(database: Database.Database): (statement: Statement) => R
 
 export const sqlite: SqlDialect = {
   name: 'sqlite',
+  label: 'SQLite',
   connect(url, options) {
     const database = new Database(sqliteFilename(url), { timeout: options?.busyTimeoutMs ?? 5000 });
     database.pragma('journal_mode = WAL');
