@@ -1,7 +1,11 @@
-import type { RecordData, ResourceEntry, SchemaDocument } from '../../src/client/index.js';
+import {
+  labelFor,
+  type RecordData,
+  type ResourceEntry,
+  type SchemaDocument,
+} from '../../src/client/index.js';
 import { Cell, colorMapFor } from './format.js';
 import { can, deletedAt, includedRelations, recordName, relatedRecord, singular } from './records.js';
-import { labelFor } from './ui.js';
 
 export function RecordDetail({
   schema,

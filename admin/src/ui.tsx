@@ -20,12 +20,6 @@ export function ErrorBox({ message }: { message: string }) {
   );
 }
 
-/** `department` → "Department", `created_at` → "Created at" (the service's own labels). */
-export function labelFor(key: string): string {
-  const words = key.replace(/[._*]+/g, ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
 export function useDocumentTitle(title: string | undefined): void {
   useEffect(() => {
     if (title) document.title = `${title} · Admin`;

@@ -11,6 +11,7 @@ export type {
   TableColumnType,
   VisibleWhen,
 } from '../resource/schema-declaration.js';
+export { labelFor } from '../resource/words.js';
 export type { DetailRelation, SchemaDocument, SchemaFilter } from '../schema/types.js';
 export { isVisible } from '../schema/visible-when.js';
 export * from './calls.js';

@@ -3,6 +3,7 @@ import { RequestError } from '../errors/request-error.js';
 import { buildOpenApi, type OpenApiDocument, type OpenApiEndpoint } from '../openapi/index.js';
 import { checkDefaultFilters } from '../plan/authorize.js';
 import { type CompiledEndpoint, compileEndpoint } from '../plan/endpoint.js';
+import { titleFor } from '../resource/plurals.js';
 import type { Action, ContextRequest, ServiceConfig } from '../resource/policy.js';
 import { resolveResources } from '../resource/resolve.js';
 import { titleColumnsOf } from '../schema/document.js';
@@ -246,7 +247,7 @@ export async function createService<Ctx = unknown>(
         resources.push({
           resource: endpoint.resource.name,
           path: endpoint.path,
-          title: endpoint.policy.schema?.title ?? endpoint.resource.name,
+          title: endpoint.policy.schema?.title ?? titleFor(endpoint.resource.name),
           list: `${prefix}/${endpoint.path}`,
           schema: `${prefix}/v1/${endpoint.path}/schema`,
           key: endpoint.resource.keyColumns,

@@ -1,5 +1,8 @@
 /** Naming conventions `init` relies on: internal tables, sensitive columns, singular and plural forms, variables. */
-import { pluralWord, singularWord } from '../resource/words.js';
+import { pluralWord, singularWord } from '../resource/plurals.js';
+import { snakeCase } from '../resource/words.js';
+
+export { snakeCase };
 
 /** Bookkeeping tables of migration tools and frameworks: never resources. */
 const internalTables: Record<string, string> = {
@@ -19,15 +22,6 @@ const internalTables: Record<string, string> = {
 export function internalTableReason(name: string): string | undefined {
   if (name.toLowerCase().startsWith('sqlite_')) return "SQLite's own table";
   return Object.hasOwn(internalTables, name) ? internalTables[name] : undefined;
-}
-
-/** `passwordHash` → `password_hash`, `isAdmin` → `is_admin`, `HTTPStatus` → `http_status`. */
-export function snakeCase(name: string): string {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
-    .replace(/[^A-Za-z0-9]+/g, '_')
-    .toLowerCase();
 }
 
 /** Columns whose values must never leave the service: passwords, hashes, tokens, secrets, keys. */

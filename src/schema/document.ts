@@ -5,9 +5,11 @@ import type { CompiledEndpoint, FilterScope } from '../plan/endpoint.js';
 import { operatorsFor, type TargetKind } from '../plan/operators.js';
 import { resolvePath } from '../plan/paths.js';
 import { exportFormats } from '../request/list-request.js';
+import { titleFor } from '../resource/plurals.js';
 import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
 import type { SchemaDeclaration, SelectOption, TableColumnType } from '../resource/schema-declaration.js';
 import type { ColumnType } from '../resource/types.js';
+import { labelFor, valueLabel } from '../resource/words.js';
 import type { DetailRelation, SchemaDocument, SchemaFilter } from './types.js';
 
 const tableType = (type: ColumnType): TableColumnType => kinds[type].table;
@@ -17,12 +19,6 @@ const palette = ['blue', 'green', 'orange', 'purple', 'yellow', 'red', 'gray'];
 function valueColors(values: readonly string[] | undefined): Record<string, string> | undefined {
   if (!values) return undefined;
   return Object.fromEntries(values.map((value, i) => [value, palette[i % palette.length] as string]));
-}
-
-/** `created_at` → "Created at", `roles.name` → "Roles name". */
-export function labelFor(key: string): string {
-  const words = key.replace(/[._*]+/g, ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** The columns of a declaration's record title, as a list. */
@@ -44,7 +40,7 @@ export function buildSchemaDocument(
 ): SchemaDocument {
   const { resource } = endpoint;
   const where = `Schema of "${endpoint.path}"`;
-  const base = declaration.title ?? labelFor(resource.name);
+  const base = declaration.title ?? titleFor(resource.name);
   const column = (key: string): ResolvedColumn => {
     const found = resource.columns.get(key);
     if (!found || found.hidden) throw new ConfigurationError(`${where}: "${key}" is not a visible column.`);
@@ -60,7 +56,7 @@ export function buildSchemaDocument(
     if (declared.colorMap && !selectOptions.has(declared.key))
       selectOptions.set(
         declared.key,
-        Object.keys(declared.colorMap).map((value) => ({ value, label: labelFor(value) })),
+        Object.keys(declared.colorMap).map((value) => ({ value, label: valueLabel(value) })),
       );
 
   const formId = declaration.form?.id ?? `${resource.name}-form`;
@@ -168,7 +164,7 @@ function filterFor(
   values?: readonly string[],
 ): SchemaFilter {
   // Declared options (a select input's, a badge's colors) first, else an enum's own values.
-  const found = options.get(name) ?? values?.map((value) => ({ value, label: labelFor(value) }));
+  const found = options.get(name) ?? values?.map((value) => ({ value, label: valueLabel(value) }));
   return {
     name,
     label: labelFor(name),

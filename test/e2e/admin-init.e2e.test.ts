@@ -53,10 +53,11 @@ describe('admin UI on init’s output (Chromium)', () => {
 
         await page.goto(`${base}/admin/`);
         const nav = page.getByRole('navigation', { name: 'Resources' });
-        for (const title of ['gadget_names', 'gadgets', 'loans', 'owners'])
+        // Each titled from its table's name, plural (`gadget_names` → "Gadget names").
+        for (const title of ['Gadget names', 'Gadgets', 'Kind types', 'Loans', 'Owners'])
           await expect.poll(() => nav.getByRole('link', { name: title, exact: true }).count()).toBe(1);
 
-        await nav.getByRole('link', { name: 'gadgets', exact: true }).click();
+        await nav.getByRole('link', { name: 'Gadgets', exact: true }).click();
         await expect.poll(() => page.getByTestId('record-row').count()).toBe(gadgets.length);
         if (dialect !== 'sqlite') {
           // An enum is a badge; its colors are assigned in turn from its values (happy is the third).
@@ -74,7 +75,7 @@ describe('admin UI on init’s output (Chromium)', () => {
         await expect.poll(() => page.getByTestId('detail-name').textContent()).toBe(first?.name);
 
         // The link table keyed by its pair, listed read-only.
-        await nav.getByRole('link', { name: 'loans', exact: true }).click();
+        await nav.getByRole('link', { name: 'Loans', exact: true }).click();
         await expect.poll(() => page.getByTestId('record-row').count()).toBe(loans.length);
         expect(problems).toEqual([]);
       } finally {
