@@ -211,6 +211,20 @@ for (const dialect of dialects)
         );
         const document = (await app.inject({ method: 'GET', url: '/api/v1/Album/schema' })).json();
         expect(document.detail.title).toBe('Title');
+        // A person is titled by both names; a relation to one says so too.
+        const customer = (await app.inject({ method: 'GET', url: '/api/v1/Customer/schema' })).json();
+        expect([customer.detail.title, customer.detail.titleColumns]).toEqual([
+          'FirstName',
+          ['FirstName', 'LastName'],
+        ]);
+        expect(customer.detail.relations).toMatchObject([
+          {
+            key: 'SupportRepId',
+            name: 'supportRep',
+            title: 'FirstName',
+            titleColumns: ['FirstName', 'LastName'],
+          },
+        ]);
         expect(document.form.readOnly).toBe(true);
         expect(document.table.columns.map((entry: { key: string }) => entry.key)).toEqual([
           'AlbumId',

@@ -863,23 +863,25 @@ for (const dialect of dialects) {
       expect((await svc.get('/api/v1/users-defaults/schema')).body.form.readOnly).toBe(true);
     });
 
-    it('gives detail.title and detail.relations', async () => {
+    it('gives detail.title, detail.titleColumns and detail.relations', async () => {
       const detail = async (path: string) => {
         const res = await svc.get(`/api/v1/${path}/schema`);
         expect(res.status).toBe(200);
         const relations = [...(res.body.detail.relations as Rec[])].sort((a, b) =>
           String(a.key).localeCompare(String(b.key)),
         );
-        return { title: res.body.detail.title, relations };
+        return { title: res.body.detail.title, titleColumns: res.body.detail.titleColumns, relations };
       };
       expect(await detail('users')).toEqual({
         title: 'name',
+        titleColumns: ['name'],
         relations: [
           {
             key: 'department_id',
             name: 'department',
             resource: 'departments',
             title: 'name',
+            titleColumns: ['name'],
             schema: '/api/v1/departments/schema',
             included: true,
           },
@@ -887,12 +889,14 @@ for (const dialect of dialects) {
       });
       expect(await detail('posts')).toEqual({
         title: 'title',
+        titleColumns: ['title'],
         relations: [
           {
             key: 'user_id',
             name: 'author',
             resource: 'users',
             title: 'name',
+            titleColumns: ['name'],
             schema: '/api/v1/users/schema',
             included: true,
           },
@@ -900,12 +904,14 @@ for (const dialect of dialects) {
       });
       expect(await detail('comments')).toEqual({
         title: null,
+        titleColumns: [],
         relations: [
           {
             key: 'post_id',
             name: 'post',
             resource: 'posts',
             title: 'title',
+            titleColumns: ['title'],
             schema: '/api/v1/posts/schema',
             included: true,
           },
@@ -914,12 +920,13 @@ for (const dialect of dialects) {
             name: 'author',
             resource: 'users',
             title: 'name',
+            titleColumns: ['name'],
             schema: '/api/v1/users/schema',
             included: false,
           },
         ],
       });
-      expect(await detail('departments')).toEqual({ title: 'name', relations: [] });
+      expect(await detail('departments')).toEqual({ title: 'name', titleColumns: ['name'], relations: [] });
       // The relations' paths are documents that exist, and `included` is what include= accepts.
       for (const path of ['users', 'posts', 'comments']) {
         const { relations } = await detail(path);
