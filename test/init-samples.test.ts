@@ -211,6 +211,13 @@ for (const dialect of dialects)
         );
         const document = (await app.inject({ method: 'GET', url: '/api/v1/Album/schema' })).json();
         expect(document.detail.title).toBe('Title');
+        // Labels a person reads: the record's own key is its ID, a reference is named after what it refers to.
+        expect(document.table.columns.map((entry: { label: string }) => entry.label)).toEqual([
+          'ID',
+          'Title',
+          'Artist',
+        ]);
+        expect(document.table.title).toBe('Albums');
         // A person is titled by both names; a relation to one says so too.
         const customer = (await app.inject({ method: 'GET', url: '/api/v1/Customer/schema' })).json();
         expect([customer.detail.title, customer.detail.titleColumns]).toEqual([

@@ -41,6 +41,9 @@ export function buildSchemaDocument(
   const { resource } = endpoint;
   const where = `Schema of "${endpoint.path}"`;
   const base = declaration.title ?? titleFor(resource.name);
+  // A record's own key reads "ID", not its table's name: `InvoiceId` on Invoice ("Customer" stays a reference's).
+  const columnLabel = (key: string) =>
+    key === resource.primaryKey && /(^|_)id$|[a-z0-9]Id$|ID$/.test(key) ? 'ID' : labelFor(key);
   const column = (key: string): ResolvedColumn => {
     const found = resource.columns.get(key);
     if (!found || found.hidden) throw new ConfigurationError(`${where}: "${key}" is not a visible column.`);
@@ -72,7 +75,7 @@ export function buildSchemaDocument(
           throw new ConfigurationError(`${where}: badge column "${declared.key}" needs a colorMap.`);
         return {
           key: declared.key,
-          label: declared.label ?? labelFor(declared.key),
+          label: declared.label ?? columnLabel(declared.key),
           type,
           sortable: endpoint.allowedSorts.has(declared.key),
           searchable: searchable.has(declared.key),
@@ -147,7 +150,7 @@ export function buildSchemaDocument(
       id: declaration.detail?.id ?? `${resource.name}-detail`,
       fields: (declaration.detail?.fields ?? declaration.table.columns).map((field) => ({
         key: field.key,
-        label: field.label ?? labelFor(field.key),
+        label: field.label ?? columnLabel(field.key),
         type: field.type ?? tableType(column(field.key).type),
       })),
       title: titleColumns[0] ?? null,
