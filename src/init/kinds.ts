@@ -1,5 +1,6 @@
 import { declaredKind } from '../kinds/index.js';
 import type { ColumnType, DatetimeStorage } from '../resource/types.js';
+import { quotedValues } from '../sql/catalog.js';
 import type { DialectName } from '../sql/dialect.js';
 import { datetimeShape, type StorageFamily } from './datetime-storage.js';
 import type { ColumnModel, SampleValue } from './model.js';
@@ -83,17 +84,6 @@ function mysqlKind(column: ColumnModel): Kind | { skip: string } {
   const kind = declaredKind('mysql', base);
   if (kind) return { type: kind, notes: [] };
   return { skip: `no column kind for type ${base}` };
-}
-
-/** `enum('a','it''s')` → `['a', "it's"]`: the values of a MySQL ENUM or SET, as COLUMN_TYPE writes them. */
-export function quotedValues(type: string): string[] {
-  const open = type.indexOf('(');
-  if (open < 0) return [];
-  const values: string[] = [];
-  const pattern = /'((?:[^'\\]|''|\\.)*)'/g;
-  for (const match of type.slice(open).matchAll(pattern))
-    values.push((match[1] as string).replace(/''/g, "'").replace(/\\(.)/g, '$1'));
-  return values;
 }
 
 function decimal(column: ColumnModel): Kind {

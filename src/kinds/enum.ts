@@ -10,7 +10,8 @@ import { equalityOperators } from './operators.js';
 export const enumKind: Kind = {
   label: 'enum',
   operators: equalityOperators,
-  // PostgreSQL and MariaDB sort an enum by its values' declared order, SQLite (text) alphabetically.
+  // PostgreSQL and MariaDB sort an enum by its values' declared order, SQLite (text) alphabetically;
+  // a cursor compares it in the same order on each (MariaDB's: `KindSql.compare`, its dialect).
   ordered: true,
   checksWrites: true,
   coerce: (column, text) =>
@@ -19,6 +20,8 @@ export const enumKind: Kind = {
   table: 'badge',
   input: 'select',
   options: ['values'],
+  // The type's name: MariaDB compares an ENUM in its own way, and text declared `enum` as text.
+  fromCatalog: (type) => ({ catalogType: type }),
   // A PostgreSQL enum's catalog type is its own name, so it is not checked.
   serves: { postgres: pgText, mysql: ['enum', ...myText] },
 };

@@ -107,6 +107,12 @@ export type SortThrough =
 export const sortAlias = (term: SortTerm, index: number): string =>
   term.through?.kind === 'path' ? `__sort_${index}` : term.name;
 
+/** The column a sort term orders by: the records' own, or a to-one path's; undefined for a count. */
+export const sortColumn = (term: SortTerm, resource: ResolvedResource): ResolvedColumn | undefined => {
+  if (!term.through) return resource.columns.get(term.name);
+  return term.through.kind === 'path' ? term.through.column : undefined;
+};
+
 /** Whether a sort term's value can be NULL: a path's can (no related record, or one hidden from this request). */
 export const sortNullable = (term: SortTerm, resource: ResolvedResource): boolean => {
   if (term.through) return term.through.kind === 'path';

@@ -19,6 +19,8 @@ export interface CatalogColumn {
    * whose column types are only affinities, or a type the catalog does not know: an enum, an array).
    */
   readonly kinds?: readonly ColumnType[];
+  /** An ENUM's values in the type's order, where the catalog lists them (MariaDB's COLUMN_TYPE). */
+  readonly values?: readonly string[];
 }
 
 /**
@@ -75,6 +77,10 @@ export function verifyAgainstCatalog(
         mismatches.push(
           `${where}: column "${resource.table}.${column.name}" is declared ${described(column)}, but the database's column is ${found.dataType ?? 'of another type'}, which cannot hold it (${fitting(column, found.kinds)}).`,
         );
+      else if (column.type === 'enum' && found.values && !sameValues(column.values ?? [], found.values))
+        mismatches.push(
+          `${where}: column "${resource.table}.${column.name}" is declared with values ${quotedList(column.values ?? [])}, but the database's ENUM holds ${quotedList(found.values)}: declare every one, in this order, which is the order it sorts in and a cursor compares it in.`,
+        );
     }
     for (const relation of resource.relations.values()) {
       const { pivot } = relation;
@@ -96,6 +102,12 @@ export function verifyAgainstCatalog(
   }
   return mismatches;
 }
+
+const sameValues = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((value, i) => value === b[i]);
+
+const quotedList = (values: readonly string[]) =>
+  values.length === 0 ? 'none' : `[${values.map((value) => JSON.stringify(value)).join(', ')}]`;
 
 /** The kind of the values a column holds in the database: its storage's, when it declares one. */
 function storedKind(column: ResolvedColumn): ColumnType {

@@ -23,10 +23,16 @@ import type { DialectName, DynamicDb } from './dialect.js';
 export async function readCatalog(db: DynamicDb, tables: readonly string[]): Promise<Catalog> {
   const metadata = await db.introspection.getTables();
   const engine = engineOf(db);
+  const enums = engine === 'mysql' ? await mysqlEnums(db) : undefined;
   const described = new Map<string, ReadonlyMap<string, CatalogColumn>>();
   const columnsOf = new Map<TableMetadata, ReadonlyMap<string, CatalogColumn>>();
   for (const table of metadata) {
-    const columns = new Map(table.columns.map((column) => [column.name, describeColumn(engine, column)]));
+    const columns = new Map(
+      table.columns.map((column) => [
+        column.name,
+        describeColumn(engine, column, enums?.get(`${table.name}.${column.name}`)),
+      ]),
+    );
     columnsOf.set(table, columns);
     if (table.schema !== undefined) described.set(`${table.schema}.${table.name}`, columns);
   }
@@ -70,14 +76,41 @@ function engineOf(db: DynamicDb): DialectName | undefined {
   return undefined;
 }
 
-function describeColumn(engine: DialectName | undefined, column: ColumnMetadata): CatalogColumn {
+function describeColumn(
+  engine: DialectName | undefined,
+  column: ColumnMetadata,
+  values: readonly string[] | undefined,
+): CatalogColumn {
   const fits = engine === 'postgres' || engine === 'mysql' ? kindsFor(engine, column.dataType) : undefined;
   return {
     nullable: column.isNullable,
     dataType: column.dataType,
     ...(column.dataTypeSchema !== undefined && { dataTypeSchema: column.dataTypeSchema }),
     ...(fits && { kinds: fits }),
+    ...(values && { values }),
   };
+}
+
+/**
+ * The values of each ENUM column of the current database, in the type's order, by `table.column`
+ * (the schema Kysely's introspection reads). MariaDB's catalog lists them in COLUMN_TYPE alone.
+ */
+async function mysqlEnums(db: DynamicDb): Promise<Map<string, readonly string[]>> {
+  const { rows } = await sql<{ table_name: string; column_name: string; column_type: string }>`
+    select table_name as table_name, column_name as column_name, column_type as column_type
+    from information_schema.columns where table_schema = database() and data_type = 'enum'`.execute(db);
+  return new Map(rows.map((row) => [`${row.table_name}.${row.column_name}`, quotedValues(row.column_type)]));
+}
+
+/** `enum('a','it''s')` → `['a', "it's"]`: the values of a MySQL ENUM or SET, as COLUMN_TYPE writes them. */
+export function quotedValues(type: string): string[] {
+  const open = type.indexOf('(');
+  if (open < 0) return [];
+  const values: string[] = [];
+  const pattern = /'((?:[^'\\]|''|\\.)*)'/g;
+  for (const match of type.slice(open).matchAll(pattern))
+    values.push((match[1] as string).replace(/''/g, "'").replace(/\\(.)/g, '$1'));
+  return values;
 }
 
 // The declared kinds a database type can serve: each kind lists the engine types it reads correctly

@@ -1,6 +1,13 @@
 import { type Expression, expressionBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { AggregateOrder, GroupTerm, HavingTerm, MetricTerm } from '../plan/aggregate-plan.js';
-import { type QueryShape, type Scalar, type SortTerm, sortAlias, sortNullable } from '../plan/list-plan.js';
+import {
+  type QueryShape,
+  type Scalar,
+  type SortTerm,
+  sortAlias,
+  sortColumn,
+  sortNullable,
+} from '../plan/list-plan.js';
 import type { EndpointPolicy } from '../resource/policy.js';
 import type { ResolvedRelation } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
@@ -169,6 +176,7 @@ export class ListCompiler {
           options.after,
           (term) => this.operand(term),
           (term) => sortNullable(term, this.plan.resource),
+          (term) => sortColumn(term, this.plan.resource),
         )
       : undefined;
     if (groups && !oneRange(groups)) {
@@ -239,9 +247,7 @@ export class ListCompiler {
     query = this.groupedBy(query, shape, () => undefined);
     for (const term of shape.having) {
       const metric = shape.metrics[term.metric] as MetricTerm;
-      query = query.having((eb) =>
-        eb(this.metric(metric, true), havingSql[term.op], this.havingValue(shape, term)),
-      );
+      query = query.having((eb) => this.havingCondition(eb, this.metric(metric, true), shape, term));
     }
     return this.aggregateOrder(query, shape);
   }
@@ -337,7 +343,7 @@ export class ListCompiler {
     for (const term of shape.having) {
       const metric = shape.metrics[term.metric] as MetricTerm;
       query = query.where((eb) =>
-        eb(metricValue(metric, term.metric, true), havingSql[term.op], this.havingValue(shape, term)),
+        this.havingCondition(eb, metricValue(metric, term.metric, true), shape, term),
       );
     }
     return this.aggregateOrder(query, shape);
@@ -358,6 +364,33 @@ export class ListCompiler {
     return query.groupBy(
       shape.groups.map((group, i) => by(i) ?? sql.ref(`${this.groupTable(group)}.${group.column.name}`)),
     );
+  }
+
+  /**
+   * A having term's comparison of a metric's value: a min or max compared in order as its column's kind
+   * compares (`KindSql.compare`: MariaDB's ENUM by its values' positions), else the plain operator.
+   */
+  private havingCondition(
+    eb: Eb,
+    value: Expression<unknown>,
+    shape: AggregateShape,
+    term: AggregateShape['having'][number],
+  ): Bool {
+    const op = havingSql[term.op];
+    const metric = shape.metrics[term.metric] as MetricTerm;
+    const column = metric.column as GroupTerm['column'] | undefined;
+    const compare =
+      column && (metric.fn === 'min' || metric.fn === 'max') && this.dialect.kinds[column.type]?.compare;
+    const ordered =
+      compare && op !== '=' && op !== '<>'
+        ? compare(
+            value,
+            op,
+            (bind) => param(term.value, (v) => bind(shape.bind(column, v) as Scalar)),
+            column,
+          )
+        : undefined;
+    return ordered ?? eb(value, op, this.havingValue(shape, term));
   }
 
   /** A having term's value, bound as its metric compares: a min or max as the column binds its values. */
@@ -400,11 +433,18 @@ export class ListCompiler {
     const column = metric.column as GroupTerm['column'];
     const ref = this.metricColumn(metric);
     if (metric.fn === 'count_distinct') return sql`count(distinct ${ref})`;
+    // MIN and MAX in the kind's order, where the engine takes them otherwise (`KindSql.order`).
+    const order =
+      (metric.fn === 'min' || metric.fn === 'max') && this.dialect.kinds[column.type]?.order?.(column);
     const value =
       metric.fn === 'min'
-        ? sql`min(${ref})`
+        ? order
+          ? order.value(sql`min(${order.key(ref)})`)
+          : sql`min(${ref})`
         : metric.fn === 'max'
-          ? sql`max(${ref})`
+          ? order
+            ? order.value(sql`max(${order.key(ref)})`)
+            : sql`max(${ref})`
           : sql`sum(${column.type === 'decimal' ? this.dialect.scaledUnits(ref, column.scale ?? 0) : ref})`;
     return raw ? value : this.selectedMetric(metric, value);
   }
@@ -413,6 +453,12 @@ export class ListCompiler {
   private selectedMetric(metric: MetricTerm, value: RawBuilder<unknown>) {
     const column = metric.column as GroupTerm['column'];
     return this.dialect.kinds[column.type]?.select?.(value, column) ?? value;
+  }
+
+  /** A value of `column` (none: a count) as ORDER BY must see it to sort in its kind's order. */
+  private kindOrdered(value: RawBuilder<unknown>, column: GroupTerm['column'] | undefined) {
+    const order = column && this.dialect.kinds[column.type]?.order?.(column);
+    return order ? order.key(value) : value;
   }
 
   /** A relation's record count per record, with the related resource's scopes (as `count=` answers it). */
@@ -436,7 +482,8 @@ export class ListCompiler {
 
   /**
    * ORDER BY the sort's terms (under `alias` when it is not the records' own, a union of pages that
-   * holds each term's value by its `sortAlias`); NULLS FIRST/LAST only where NULL can occur.
+   * holds each term's value by its `sortAlias`, in the kind's order where the union loses it:
+   * `KindSql.order`); NULLS FIRST/LAST only where NULL can occur.
    */
   private ordered(query: DynamicSelect, sort: readonly SortTerm[], alias: string): DynamicSelect {
     for (const [i, term] of sort.entries()) {
@@ -444,7 +491,7 @@ export class ListCompiler {
       const nulls = this.dialect.nullsSortLargest && sortNullable(term, this.plan.resource);
       const by =
         alias !== BASE
-          ? `${alias}.${sortAlias(term, i)}`
+          ? this.kindOrdered(sql.ref(`${alias}.${sortAlias(term, i)}`), sortColumn(term, this.plan.resource))
           : term.through?.kind === 'count'
             ? sql.ref(sortAlias(term, i))
             : (this.operand(term) as string);

@@ -493,10 +493,39 @@ export interface SqlDialect {
   scaledUnits(value: Expression<unknown>, scale: number): RawBuilder<unknown>;
 }
 
+/** A kind's order as an engine must be told it (`KindSql.order`). */
+export interface KindOrder {
+  key(value: Expression<unknown>): RawBuilder<unknown>;
+  value(key: Expression<unknown>): RawBuilder<unknown>;
+}
+
+/** The order comparisons of a keyset condition (`KindSql.compare`). */
+export type OrderOperator = '<' | '<=' | '>' | '>=';
+
 /** One engine's difference for one column kind. */
 export interface KindSql {
   /** A coerced value (a filter's, a record key, a written value) → the parameter bound for it. */
   readonly bind?: (value: Scalar) => unknown;
+  /**
+   * The column compared in order with a bound value (a cursor's keyset condition), where the engine's
+   * own `<`/`>` with that value would not follow its ORDER BY of the column: MariaDB sorts an ENUM by
+   * its values' declared positions but compares it with text alphabetically. `value(bind)` is the
+   * compared value as one more parameter, turned by `bind`; `declared` the column's declaration.
+   * Undefined (or absent): the plain `column op value`.
+   */
+  readonly compare?: (
+    column: Expression<unknown>,
+    op: OrderOperator,
+    value: (bind: (value: Scalar) => unknown) => unknown,
+    declared: KindColumn,
+  ) => Expression<SqlBool> | undefined;
+  /**
+   * The kind's order where the engine loses it away from the column: MariaDB types a UNION's ENUM
+   * column as text (a branched keyset page orders its union by it) and takes an ENUM's MIN and MAX
+   * alphabetically where no index gives them. `key(value)` sorts in the kind's order, `value(key)` is
+   * the value again (of MIN or MAX of keys). Undefined (or absent): the engine's order of the value.
+   */
+  readonly order?: (declared: KindColumn) => KindOrder | undefined;
   /**
    * The column as selected, when the engine's own output is not what the kind reads (undefined: as
    * it is). `declared` is the column's declaration (`big`, …).

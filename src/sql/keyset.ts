@@ -1,7 +1,8 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
+import type { ColumnType, KindColumn, Scalar } from '../kinds/index.js';
 import type { CursorValue, SortTerm } from '../plan/list-plan.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
-import { type SqlDialect, unplannedValue } from './dialect.js';
+import { type OrderOperator, type SqlDialect, unplannedValue } from './dialect.js';
 import { type Param, param, type Slot } from './slots.js';
 
 type Eb = DynamicExpressionBuilder;
@@ -19,7 +20,15 @@ interface KeysetTerm {
   /** The cursor's value, kept from the planner (`SqlDialect.unplanned`): the plan is the sort's index. */
   readonly value: Param | Expression<Param> | null;
   readonly nullable: boolean;
+  /**
+   * The column compared in order with the cursor's value, where its kind is compared otherwise on this
+   * engine (`KindSql.compare`: MariaDB's ENUM, by its values' positions); undefined: `column op value`.
+   */
+  readonly inOrder?: (column: Expression<unknown>, op: OrderOperator) => Bool | undefined;
 }
+
+/** What a keyset comparison reads of a sort term's column: its kind and declaration. */
+export type SortedColumn = KindColumn & { readonly type: ColumnType };
 
 /**
  * Consecutive sort terms compared with the cursor as one: a row value `(a, b) < (:a, :b)` where the
@@ -37,7 +46,8 @@ export type Branch = (eb: Eb) => Bool[];
 
 /**
  * The sort terms with the cursor's values, grouped as one keyset comparison each (see
- * `keysetCondition`): `operand` tells what each term compares, `nullable` which can hold NULL.
+ * `keysetCondition`): `operand` tells what each term compares, `nullable` which can hold NULL, `column`
+ * the column it sorts by (none for a count), whose kind the dialect may compare in its own way.
  */
 export function keysetGroups(
   dialect: SqlDialect,
@@ -45,20 +55,38 @@ export function keysetGroups(
   slots: readonly Slot<CursorValue>[],
   operand: (term: SortTerm) => SortOperand,
   nullable: (term: SortTerm) => boolean,
+  column: (term: SortTerm) => SortedColumn | undefined,
 ): KeysetGroup[] {
   const groups: KeysetGroup[] = [];
   for (const [i, term] of sort.entries()) {
     const slot = slots[i];
-    const value =
-      slot === undefined || slot.cls === 'null'
-        ? null
-        : unplannedValue(
-            dialect,
-            param(slot, (stored) => (typeof stored === 'boolean' ? dialect.bindBoolean(stored) : stored)),
-          );
-    const item = { operand: operand(term), value, nullable: nullable(term) };
+    const present = slot === undefined || slot.cls === 'null' ? undefined : slot;
+    const value = present
+      ? unplannedValue(
+          dialect,
+          param(present, (stored) => (typeof stored === 'boolean' ? dialect.bindBoolean(stored) : stored)),
+        )
+      : null;
+    const declared = column(term);
+    const compare = declared && dialect.kinds[declared.type]?.compare;
+    const inOrder =
+      present && declared && compare
+        ? (ref: Expression<unknown>, op: OrderOperator) =>
+            compare(
+              ref,
+              op,
+              (bind) =>
+                unplannedValue(
+                  dialect,
+                  param(present, (stored) => bind(stored as Scalar)),
+                ),
+              declared,
+            )
+        : undefined;
+    const item: KeysetTerm = { operand: operand(term), value, nullable: nullable(term), inOrder };
     const last = groups[groups.length - 1];
-    const plain = !item.nullable && value !== null;
+    // A term compared in the kind's own way is not a member of a row value.
+    const plain = !item.nullable && value !== null && !inOrder;
     if (dialect.rowValueKeyset && plain && last?.plain && last.direction === term.direction)
       last.terms.push(item);
     else groups.push({ direction: term.direction, plain, terms: [item] });
@@ -140,23 +168,25 @@ function bounded({ direction, terms }: KeysetGroup): boolean {
  * after it (none: no row is); `equal`; `bound`, the range bound when no NULL is involved.
  */
 function compare(eb: Eb, { direction, terms }: KeysetGroup): { after: Bool[]; equal: Bool; bound?: Bool } {
-  const strictly = direction === 'asc' ? '>' : '<';
-  const from = direction === 'asc' ? '>=' : '<=';
+  const strictly: OrderOperator = direction === 'asc' ? '>' : '<';
+  const from: OrderOperator = direction === 'asc' ? '>=' : '<=';
   if (terms.length > 1) {
     const columns = sql.join(terms.map((term) => operandOf(eb, term.operand)));
     const values = sql.join(terms.map((term) => term.value));
     const row = (op: string) => sql<SqlBool>`(${columns}) ${sql.raw(op)} (${values})`;
     return { after: [row(strictly)], equal: row('='), bound: row(from) };
   }
-  const { operand, value, nullable } = terms[0] as KeysetTerm;
+  const { operand, value, nullable, inOrder } = terms[0] as KeysetTerm;
   const ref = operandOf(eb, operand);
   if (value === null)
     // Only NULL itself equals NULL; ascending, every value is after it; descending, none is.
     return { after: direction === 'asc' ? [eb(ref, 'is not', null)] : [], equal: eb(ref, 'is', null) };
+  // Equality is the engine's own on every kind (and what an index looks up); order may be the kind's.
   const equal = eb(ref, '=', value);
-  if (direction === 'desc' && nullable) return { after: [eb(ref, '<', value), eb(ref, 'is', null)], equal };
+  const ordered = (op: OrderOperator): Bool => inOrder?.(ref, op) ?? eb(ref, op, value);
+  if (direction === 'desc' && nullable) return { after: [ordered('<'), eb(ref, 'is', null)], equal };
   // Ascending, NULLs are before any value, so `c > :c` and `c >= :c` leave them out as they should.
-  return { after: [eb(ref, strictly, value)], equal, bound: eb(ref, from, value) };
+  return { after: [ordered(strictly)], equal, bound: ordered(from) };
 }
 
 const operandOf = (eb: Eb, operand: SortOperand): Expression<unknown> =>

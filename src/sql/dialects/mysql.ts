@@ -1,13 +1,16 @@
-import { CompiledQuery, Kysely, MysqlDialect, type SqlBool, sql } from 'kysely';
+import { CompiledQuery, type Expression, Kysely, MysqlDialect, type SqlBool, sql } from 'kysely';
 import { type Connection, createConnection, createPool, type Pool, type PoolConnection } from 'mysql2';
 import type { Refusal } from '../../errors/refusal.js';
+import type { KindColumn, Scalar } from '../../kinds/index.js';
 import {
   CANCEL_GRACE_MS,
   cancelThenClose,
   currentStatementOptions,
   type DynamicDb,
   jsonPathString,
+  type KindOrder,
   networkErrorCodes,
+  type OrderOperator,
   onceWithin,
   QueryCancelled,
   ReadStops,
@@ -358,6 +361,10 @@ export const mysql: SqlDialect = {
   kinds: {
     // A bigint bound as a number literal: text would be compared as a double past 2^53.
     bigint: { bind: (value) => BigInt(value as string) },
+    // An ENUM sorts by its values' positions, but compares with text alphabetically ('NC-17' < 'R'):
+    // a cursor's keyset compares it as one of the values on its side of the cursor's (`enumInOrder`),
+    // and where the type is lost (a UNION, MIN and MAX) the position is computed (`enumOrder`).
+    enum: { compare: enumInOrder, order: enumOrder },
     // A SET holds a member when FIND_IN_SET finds it (NULL in a NULL column: no match), each member its
     // own test, AND-ed for has_all, OR-ed for has_any.
     set: {
@@ -369,3 +376,58 @@ export const mysql: SqlDialect = {
     },
   },
 };
+
+/**
+ * The declared values of an `enum` column that is an ENUM, in its order (start-up holds them to the
+ * catalog's COLUMN_TYPE, src/resource/catalog.ts). A column the catalog says is another type (text
+ * declared `enum`) sorts and compares as text: undefined. Without the catalog (`introspect: false`)
+ * an `enum` column is taken to be an ENUM.
+ */
+function enumValues({ values, catalogType }: KindColumn): readonly string[] | undefined {
+  if (!values?.length || (catalogType && catalogType.name.toLowerCase() !== 'enum')) return undefined;
+  return values;
+}
+
+/** Whether a value at position `at` is on `op`'s side of the value at `cursor` (`enumInOrder`). */
+const enumSides: Record<OrderOperator, (at: number, cursor: number) => boolean> = {
+  '<': (at, cursor) => at < cursor,
+  '<=': (at, cursor) => at <= cursor,
+  '>': (at, cursor) => at > cursor,
+  '>=': (at, cursor) => at >= cursor,
+};
+
+/**
+ * An ENUM compared in its order: `rating IN (?, ?, ?, ?, ?)`, one parameter per declared value, bound
+ * to the value where it is on `op`'s side of the compared one by its declared position and to NULL
+ * (which IN never matches) where not. The statement is the same for every value, and the column's
+ * index reads it as ranges; `rating > 4` (by position) would follow the order too, but no index range
+ * serves an ENUM's inequality, with a number or with text.
+ */
+function enumInOrder(
+  column: Expression<unknown>,
+  op: OrderOperator,
+  value: (bind: (value: Scalar) => unknown) => unknown,
+  declared: KindColumn,
+): Expression<SqlBool> | undefined {
+  const values = enumValues(declared);
+  if (!values) return undefined;
+  const side = enumSides[op];
+  const members = values.map((member, at) =>
+    value((compared) => (side(at, values.indexOf(compared as string)) ? member : null)),
+  );
+  return sql<SqlBool>`${column} in (${sql.join(members)})`;
+}
+
+/**
+ * An ENUM's position where its type is lost: `FIELD(x, 'G', 'PG', …)`, NULL for NULL (which MIN and
+ * MAX skip and ORDER BY puts first, as everywhere), and `ELT(position, 'G', 'PG', …)` the value back.
+ */
+function enumOrder(declared: KindColumn): KindOrder | undefined {
+  const values = enumValues(declared);
+  if (!values) return undefined;
+  const list = sql.join(values.map((value) => sql`${value}`));
+  return {
+    key: (value) => sql`nullif(field(${value}, ${list}), 0)`,
+    value: (key) => sql`elt(${key}, ${list})`,
+  };
+}
