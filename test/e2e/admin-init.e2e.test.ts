@@ -8,10 +8,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildService } from '../../src/server/standalone.js';
 import { createKindsSchema, gadgets, initModule, loans } from '../fixtures/init-kinds.js';
+import { createTutorial } from '../fixtures/init-tutorial.js';
 import { launchChromium, watchedPage } from '../support/chromium.js';
 import { dialects, dropDatabase, freshDatabase } from '../support/databases.js';
 
@@ -77,6 +79,64 @@ describe('admin UI on init’s output (Chromium)', () => {
         // The link table keyed by its pair, listed read-only.
         await nav.getByRole('link', { name: 'Loans', exact: true }).click();
         await expect.poll(() => page.getByTestId('record-row').count()).toBe(loans.length);
+        expect(problems).toEqual([]);
+      } finally {
+        await app.close();
+        await conn.db.destroy();
+        await dropDatabase(dialect, name);
+        remove();
+      }
+    }, 60_000);
+  for (const dialect of dialects)
+    it(`reads as a person would on a music store in PascalCase on ${dialect}: labels and record titles`, async () => {
+      const name = `admin_init_music_${dialect}`;
+      const conn = await freshDatabase(dialect, name);
+      await createTutorial(conn, 'music');
+      const { config, remove } = await initModule(conn, `admin-music-${dialect}`);
+      const app = await buildService({ config: { ...config, adminDir }, connection: conn });
+      try {
+        const base = await app.listen({ port: 0, host: '127.0.0.1' });
+        await page.goto(`${base}/admin/`);
+        const nav = page.getByRole('navigation', { name: 'Resources' });
+        for (const title of ['Invoices', 'Invoice lines', 'Media types', 'Playlists'])
+          await expect.poll(() => nav.getByRole('link', { name: title, exact: true }).count()).toBe(1);
+
+        // The invoice list: headers humanized, the key as ID, each customer named by first and last name.
+        await nav.getByRole('link', { name: 'Invoices', exact: true }).click();
+        await expect.poll(() => page.getByTestId('record-row').count()).toBeGreaterThan(0);
+        const headers = (await page.locator('th').allTextContents()).map((text) =>
+          text.replace(/[^A-Za-z ]/g, '').trim(),
+        );
+        expect(headers).toEqual(
+          expect.arrayContaining(['ID', 'Customer', 'Invoice date', 'Billing postal code', 'Total']),
+        );
+        const q = (id: string) => (dialect === 'mysql' ? `\`${id}\`` : `"${id}"`);
+        const newest = (
+          await sql
+            .raw<{ first: string; last: string }>(
+              `select c.${q('FirstName')} as ${q('first')}, c.${q('LastName')} as ${q('last')} from ${q('Invoice')} i join ${q('Customer')} c on c.${q('CustomerId')} = i.${q('CustomerId')} order by i.${q('InvoiceId')} desc limit 1`,
+            )
+            .execute(conn.db)
+        ).rows[0];
+        const firstRow = page.getByTestId('record-row').first();
+        await expect
+          .poll(() => firstRow.locator('td[data-column="CustomerId"]').textContent())
+          .toBe(`${newest?.first} ${newest?.last}`);
+
+        // An invoice has no column that names it: its resource and key. A customer: both names.
+        await page.goto(`${base}/admin/#/Invoice/1`);
+        await expect.poll(() => page.locator('#detail-title').textContent()).toBe('Invoice 1');
+        const one = (
+          await sql
+            .raw<{ first: string; last: string }>(
+              `select ${q('FirstName')} as ${q('first')}, ${q('LastName')} as ${q('last')} from ${q('Customer')} where ${q('CustomerId')} = 1`,
+            )
+            .execute(conn.db)
+        ).rows[0];
+        await page.goto(`${base}/admin/#/Customer/1`);
+        await expect
+          .poll(() => page.locator('#detail-title').textContent())
+          .toBe(`Customer "${one?.first} ${one?.last}"`);
         expect(problems).toEqual([]);
       } finally {
         await app.close();
