@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/cli/load-config.js';
 import { type ConfigPlan, init } from '../src/init/index.js';
 import type { EndpointPolicy, IncludeConstraintPolicy } from '../src/resource/policy.js';
 import type { ColumnOptions, RelationDefinition, ResourceDefinition } from '../src/resource/types.js';
@@ -25,7 +26,8 @@ import { dropDatabase, freshDatabase } from './support/databases.js';
 /**
  * An oracle for what `init` generates. On a music store (PascalCase; SQLite, PostgreSQL, MariaDB) and a
  * DVD rental shop (snake_case; PostgreSQL, MariaDB) of its own (test/fixtures/init-tutorial.ts), the
- * generated module is loaded and started as generated, then every thing each endpoint's policy allows
+ * generated module is written to a folder without the package and loaded as the CLI loads it, unchanged;
+ * then every thing each endpoint's policy allows
  * — read from the generated configuration itself, so whatever init turns on later is checked too — is
  * asked through the service and compared with SQL written here, independently of the service's compiler:
  * each sort both ways (cursor pages of 3 walked to the end, and a numbered page), each filter with the
@@ -34,19 +36,13 @@ import { dropDatabase, freshDatabase } from './support/databases.js';
  * (metrics by every allowed group, date buckets filled), CSV and NDJSON exports of every table, and the
  * schema documents. Then what init is expected to generate, named one by one.
  */
-const root = fileURLToPath(new URL('..', import.meta.url));
-const generated = join(root, 'test', '.generated', `init-oracle-${process.pid}`);
-const importFrom = relative(generated, join(root, 'src', 'index.js'))
-  .split('\\')
-  .join('/');
-
-beforeAll(() => mkdirSync(generated, { recursive: true }));
-afterAll(() => {
-  rmSync(generated, { recursive: true, force: true });
-  try {
-    rmSync(dirname(generated));
-  } catch {}
+// A folder outside the repository, without the package: the module is written as init writes it
+// (importing 'resource-query-service') and loaded as the CLI loads it (loadConfig).
+let generated = '';
+beforeAll(() => {
+  generated = mkdtempSync(join(tmpdir(), 'rqs-init-oracle-'));
 });
+afterAll(() => rmSync(generated, { recursive: true, force: true }));
 
 type Row = Record<string, unknown>;
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of a response.
@@ -605,10 +601,10 @@ function useTutorial(tutorial: Tutorial, dialect: DialectName): { env: () => Env
     const conn = await freshDatabase(dialect, name);
     try {
       await createTutorial(conn, tutorial);
-      const { plan, source } = await init({ connection: conn, out: false, importFrom, lineWidth: 110 });
+      const { plan, source } = await init({ connection: conn, out: false, lineWidth: 110 });
       const file = join(generated, `${tutorial}-${dialect}.ts`);
       writeFileSync(file, source);
-      const config = ((await import(pathToFileURL(file).href)) as { default: StandaloneConfig }).default;
+      const config = await loadConfig(file);
       const app = await buildService({ config, connection: conn });
       env = {
         tutorial,
