@@ -83,7 +83,9 @@ export async function createService<Ctx = unknown>(
           );
         });
   const resources = resolveResources(config.resources, catalog);
-  // A kind this engine has no column of (an array on SQLite): every filter on it would fail.
+  const endpoints = config.endpoints.map((policy) => compileEndpoint(policy, resources, config.limits));
+  // After the policies (their mistakes are the configuration's alone), a kind this engine has no column of
+  // (an array on SQLite): every filter on it would fail.
   const unheld = unheldColumns(resources.values(), connection.dialect);
   if (unheld.length > 0)
     throw new ConfigurationError(
@@ -91,7 +93,6 @@ export async function createService<Ctx = unknown>(
         ? (unheld[0] as string)
         : `${unheld.length} columns are of kinds ${connection.dialect.label} has no columns of:\n${unheld.map((line) => `- ${line}`).join('\n')}`,
     );
-  const endpoints = config.endpoints.map((policy) => compileEndpoint(policy, resources, config.limits));
   const paths = new Set<string>();
   for (const endpoint of endpoints) {
     if (paths.has(endpoint.path))
