@@ -82,6 +82,16 @@ function joinsOnKey(relation: RelationPlan, target: PlannedResource | undefined)
   );
 }
 
+/** Each to-one relation's label (`album.Title`): what relation sorts and aggregate groups take. */
+function toOneLabels(resource: PlannedResource, related: RelatedResources): string[] {
+  return resource.relations.flatMap((relation) => {
+    const target = related.get(relation.resource);
+    return joinsOnKey(relation, target) && target.labelColumn
+      ? [`${relation.name}.${target.labelColumn}`]
+      : [];
+  });
+}
+
 /**
  * The endpoint, usable as generated, with the power a client reaches for first:
  * - filters on its own visible columns, and on the key and label of the resources one and two relations
@@ -170,12 +180,7 @@ export function planEndpoint(
       .filter((column) => !keys.includes(column.name) && orderable(column))
       .map((column) => column.name),
   ];
-  const relationSorts = relations.flatMap((relation) => {
-    const target = related.get(relation.resource);
-    return joinsOnKey(relation, target) && target.labelColumn
-      ? [`${relation.name}.${target.labelColumn}`]
-      : [];
-  });
+  const relationSorts = toOneLabels(resource, related);
   const countSorts = counts.map((name) => `${name}_count`).filter((name) => !names.has(name));
   const prefixOnly = (name: string) =>
     !indexing[dialect].ordersLongText &&
@@ -266,12 +271,7 @@ function aggregatesOf(resource: PlannedResource, related: RelatedResources): Agg
         column.distinct > 0 &&
         column.distinct <= groupableValues &&
         column.distinct * 2 <= sampled));
-  const labels = resource.relations.flatMap((relation) => {
-    const target = related.get(relation.resource);
-    return joinsOnKey(relation, target) && target.labelColumn
-      ? [`${relation.name}.${target.labelColumn}`]
-      : [];
-  });
+  const labels = toOneLabels(resource, related);
   const dates = visible.filter((column) => column.type === 'date' || column.type === 'datetime');
   return {
     allowedAggregates: [

@@ -8,10 +8,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildService } from '../../src/server/standalone.js';
+import type { Connection } from '../../src/sql/connect.js';
+import type { DialectName } from '../../src/sql/dialect.js';
 import { createKindsSchema, gadgets, initModule, loans } from '../fixtures/init-kinds.js';
 import { createTutorial } from '../fixtures/init-tutorial.js';
 import { launchChromium, watchedPage } from '../support/chromium.js';
@@ -38,111 +41,116 @@ describe('admin UI on init’s output (Chromium)', () => {
     if (temp) rmSync(temp, { recursive: true, force: true });
   });
 
+  /** `init` on a fresh database that `create` fills, its module served unchanged; `check` gets the address. */
+  async function withInitAdmin(
+    dialect: DialectName,
+    name: string,
+    create: (conn: Connection) => Promise<void>,
+    check: (base: string, conn: Connection) => Promise<void>,
+  ): Promise<void> {
+    const conn = await freshDatabase(dialect, name);
+    let served: { app: FastifyInstance; remove: () => void } | undefined;
+    try {
+      await create(conn);
+      const { config, remove } = await initModule(conn, name);
+      // The module's adminDir is shippedAdminDir(): this repository's admin/dist, which npm test builds.
+      expect(config.adminDir).toBe(adminDir);
+      served = { app: await buildService({ config, connection: conn }), remove };
+      await check(await served.app.listen({ port: 0, host: '127.0.0.1' }), conn);
+      expect(problems).toEqual([]);
+    } finally {
+      await served?.app.close();
+      served?.remove();
+      await conn.db.destroy();
+      await dropDatabase(dialect, name);
+    }
+  }
+
   for (const dialect of dialects)
     it(`serves every generated endpoint on ${dialect}, with zero edits`, async () => {
-      const name = `admin_init_${dialect}`;
-      const conn = await freshDatabase(dialect, name);
-      await createKindsSchema(conn, dialect);
-      const { config, remove } = await initModule(conn, `admin-${dialect}`);
-      // The generated module finds admin/dist next to the installed package's dist/src/index.js; here it
-      // imports the repository's src/index.js, one folder shallower, so the folder is given as it is.
-      const app = await buildService({ config: { ...config, adminDir }, connection: conn });
-      try {
-        await app.listen({ port: 0, host: '127.0.0.1' });
-        const address = app.server.address();
-        if (!address || typeof address === 'string') throw new Error('no port');
-        const base = `http://127.0.0.1:${address.port}`;
+      await withInitAdmin(
+        dialect,
+        `admin_init_${dialect}`,
+        (conn) => createKindsSchema(conn, dialect),
+        async (base) => {
+          await page.goto(`${base}/admin/`);
+          const nav = page.getByRole('navigation', { name: 'Resources' });
+          // Each titled from its table's name, plural (`gadget_names` → "Gadget names").
+          for (const title of ['Gadget names', 'Gadgets', 'Kind types', 'Loans', 'Owners'])
+            await expect.poll(() => nav.getByRole('link', { name: title, exact: true }).count()).toBe(1);
 
-        await page.goto(`${base}/admin/`);
-        const nav = page.getByRole('navigation', { name: 'Resources' });
-        // Each titled from its table's name, plural (`gadget_names` → "Gadget names").
-        for (const title of ['Gadget names', 'Gadgets', 'Kind types', 'Loans', 'Owners'])
-          await expect.poll(() => nav.getByRole('link', { name: title, exact: true }).count()).toBe(1);
+          await nav.getByRole('link', { name: 'Gadgets', exact: true }).click();
+          await expect.poll(() => page.getByTestId('record-row').count()).toBe(gadgets.length);
+          if (dialect !== 'sqlite') {
+            // An enum is a badge; its colors are assigned in turn from its values (happy is the third).
+            const happy = page.locator('td[data-column="mood"] .badge', { hasText: 'happy' });
+            await expect.poll(() => happy.getAttribute('class')).toContain('badge-orange');
+          }
+          // A record keyed by a uuid opens at its deep link.
+          const [first] = gadgets;
+          const row = page.getByTestId('record-row').filter({ hasText: first?.name ?? '' });
+          await row.getByRole('link', { name: 'View' }).click();
+          await expect.poll(() => decodeURIComponent(page.url())).toContain(`/gadgets/${first?.id}`);
+          await expect.poll(() => page.getByTestId('detail-name').textContent()).toBe(first?.name);
+          expect(await page.getByTestId('detail-id').textContent()).toBe(first?.id);
+          await page.reload();
+          await expect.poll(() => page.getByTestId('detail-name').textContent()).toBe(first?.name);
 
-        await nav.getByRole('link', { name: 'Gadgets', exact: true }).click();
-        await expect.poll(() => page.getByTestId('record-row').count()).toBe(gadgets.length);
-        if (dialect !== 'sqlite') {
-          // An enum is a badge; its colors are assigned in turn from its values (happy is the third).
-          const happy = page.locator('td[data-column="mood"] .badge', { hasText: 'happy' });
-          await expect.poll(() => happy.getAttribute('class')).toContain('badge-orange');
-        }
-        // A record keyed by a uuid opens at its deep link.
-        const [first] = gadgets;
-        const row = page.getByTestId('record-row').filter({ hasText: first?.name ?? '' });
-        await row.getByRole('link', { name: 'View' }).click();
-        await expect.poll(() => decodeURIComponent(page.url())).toContain(`/gadgets/${first?.id}`);
-        await expect.poll(() => page.getByTestId('detail-name').textContent()).toBe(first?.name);
-        expect(await page.getByTestId('detail-id').textContent()).toBe(first?.id);
-        await page.reload();
-        await expect.poll(() => page.getByTestId('detail-name').textContent()).toBe(first?.name);
-
-        // The link table keyed by its pair, listed read-only.
-        await nav.getByRole('link', { name: 'Loans', exact: true }).click();
-        await expect.poll(() => page.getByTestId('record-row').count()).toBe(loans.length);
-        expect(problems).toEqual([]);
-      } finally {
-        await app.close();
-        await conn.db.destroy();
-        await dropDatabase(dialect, name);
-        remove();
-      }
+          // The link table keyed by its pair, listed read-only.
+          await nav.getByRole('link', { name: 'Loans', exact: true }).click();
+          await expect.poll(() => page.getByTestId('record-row').count()).toBe(loans.length);
+        },
+      );
     }, 60_000);
   for (const dialect of dialects)
     it(`reads as a person would on a music store in PascalCase on ${dialect}: labels and record titles`, async () => {
-      const name = `admin_init_music_${dialect}`;
-      const conn = await freshDatabase(dialect, name);
-      await createTutorial(conn, 'music');
-      const { config, remove } = await initModule(conn, `admin-music-${dialect}`);
-      const app = await buildService({ config: { ...config, adminDir }, connection: conn });
-      try {
-        const base = await app.listen({ port: 0, host: '127.0.0.1' });
-        await page.goto(`${base}/admin/`);
-        const nav = page.getByRole('navigation', { name: 'Resources' });
-        for (const title of ['Invoices', 'Invoice lines', 'Media types', 'Playlists'])
-          await expect.poll(() => nav.getByRole('link', { name: title, exact: true }).count()).toBe(1);
+      await withInitAdmin(
+        dialect,
+        `admin_init_music_${dialect}`,
+        (conn) => createTutorial(conn, 'music'),
+        async (base, conn) => {
+          await page.goto(`${base}/admin/`);
+          const nav = page.getByRole('navigation', { name: 'Resources' });
+          for (const title of ['Invoices', 'Invoice lines', 'Media types', 'Playlists'])
+            await expect.poll(() => nav.getByRole('link', { name: title, exact: true }).count()).toBe(1);
 
-        // The invoice list: headers humanized, the key as ID, each customer named by first and last name.
-        await nav.getByRole('link', { name: 'Invoices', exact: true }).click();
-        await expect.poll(() => page.getByTestId('record-row').count()).toBeGreaterThan(0);
-        const headers = (await page.locator('th').allTextContents()).map((text) =>
-          text.replace(/[^A-Za-z ]/g, '').trim(),
-        );
-        expect(headers).toEqual(
-          expect.arrayContaining(['ID', 'Customer', 'Invoice date', 'Billing postal code', 'Total']),
-        );
-        const q = (id: string) => (dialect === 'mysql' ? `\`${id}\`` : `"${id}"`);
-        const newest = (
-          await sql
-            .raw<{ first: string; last: string }>(
-              `select c.${q('FirstName')} as ${q('first')}, c.${q('LastName')} as ${q('last')} from ${q('Invoice')} i join ${q('Customer')} c on c.${q('CustomerId')} = i.${q('CustomerId')} order by i.${q('InvoiceId')} desc limit 1`,
-            )
-            .execute(conn.db)
-        ).rows[0];
-        const firstRow = page.getByTestId('record-row').first();
-        await expect
-          .poll(() => firstRow.locator('td[data-column="CustomerId"]').textContent())
-          .toBe(`${newest?.first} ${newest?.last}`);
+          // The invoice list: headers humanized, the key as ID, each customer named by first and last name.
+          await nav.getByRole('link', { name: 'Invoices', exact: true }).click();
+          await expect.poll(() => page.getByTestId('record-row').count()).toBeGreaterThan(0);
+          const headers = (await page.locator('th').allTextContents()).map((text) =>
+            text.replace(/[^A-Za-z ]/g, '').trim(),
+          );
+          expect(headers).toEqual(
+            expect.arrayContaining(['ID', 'Customer', 'Invoice date', 'Billing postal code', 'Total']),
+          );
+          const q = (id: string) => (dialect === 'mysql' ? `\`${id}\`` : `"${id}"`);
+          const newest = (
+            await sql
+              .raw<{ first: string; last: string }>(
+                `select c.${q('FirstName')} as ${q('first')}, c.${q('LastName')} as ${q('last')} from ${q('Invoice')} i join ${q('Customer')} c on c.${q('CustomerId')} = i.${q('CustomerId')} order by i.${q('InvoiceId')} desc limit 1`,
+              )
+              .execute(conn.db)
+          ).rows[0];
+          const firstRow = page.getByTestId('record-row').first();
+          await expect
+            .poll(() => firstRow.locator('td[data-column="CustomerId"]').textContent())
+            .toBe(`${newest?.first} ${newest?.last}`);
 
-        // An invoice has no column that names it: its resource and key. A customer: both names.
-        await page.goto(`${base}/admin/#/Invoice/1`);
-        await expect.poll(() => page.locator('#detail-title').textContent()).toBe('Invoice 1');
-        const one = (
-          await sql
-            .raw<{ first: string; last: string }>(
-              `select ${q('FirstName')} as ${q('first')}, ${q('LastName')} as ${q('last')} from ${q('Customer')} where ${q('CustomerId')} = 1`,
-            )
-            .execute(conn.db)
-        ).rows[0];
-        await page.goto(`${base}/admin/#/Customer/1`);
-        await expect
-          .poll(() => page.locator('#detail-title').textContent())
-          .toBe(`Customer "${one?.first} ${one?.last}"`);
-        expect(problems).toEqual([]);
-      } finally {
-        await app.close();
-        await conn.db.destroy();
-        await dropDatabase(dialect, name);
-        remove();
-      }
+          // An invoice has no column that names it: its resource and key. A customer: both names.
+          await page.goto(`${base}/admin/#/Invoice/1`);
+          await expect.poll(() => page.locator('#detail-title').textContent()).toBe('Invoice 1');
+          const one = (
+            await sql
+              .raw<{ first: string; last: string }>(
+                `select ${q('FirstName')} as ${q('first')}, ${q('LastName')} as ${q('last')} from ${q('Customer')} where ${q('CustomerId')} = 1`,
+              )
+              .execute(conn.db)
+          ).rows[0];
+          await page.goto(`${base}/admin/#/Customer/1`);
+          await expect
+            .poll(() => page.locator('#detail-title').textContent())
+            .toBe(`Customer "${one?.first} ${one?.last}"`);
+        },
+      );
     }, 60_000);
 });
