@@ -55,6 +55,7 @@ export { coerceBoolean } from './boolean.js';
 export { coerceDate, coerceDatetime, coerceYear, DATE_PATTERN, nextDay } from './calendar.js';
 export { DECIMAL_LIMIT, decimalPattern, decimalRange } from './decimal.js';
 export { integerRange } from './integer.js';
+export { type JsonReading, jsonReading } from './json.js';
 export type {
   CatalogFacts,
   CatalogType,

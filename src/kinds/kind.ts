@@ -92,8 +92,9 @@ export interface Kind {
   /** The JSON Schema of an answered value, NULL aside. */
   schema(column: KindColumn): JsonSchema;
   /**
-   * Collection kinds (array, set): the JSON Schema of one member, which is what their filter values
-   * (`has_all`, `has_any`) are and what `coerce` reads. Absent: a filter value is a value of `schema`.
+   * Kinds that hold members (array, set, json's arrays): the JSON Schema of one member, which is what
+   * their filter values (`has_all`, `has_any`) are and what `coerce` reads. Absent: a filter value is a
+   * value of `schema`.
    */
   readonly member?: (column: KindColumn) => JsonSchema;
   /**

@@ -9,7 +9,8 @@
  * - `date`: one `YYYY-MM-DD`; `year`: one 4-digit year;
  * - `list`: one or more values (CSV, `[]` or indexed); `pair` and `datePair`: exactly two. A list of a
  *   collection kind's operators (`has_all`, `has_any`) holds members of the collection: each value is
- *   coerced by the kind as one member (an array's element, one of a set's values).
+ *   coerced by the kind as one member (an array's element, one of a set's values, any text for a JSON
+ *   column's array).
  */
 export type ValueShape = 'scalar' | 'text' | 'flag' | 'date' | 'year' | 'list' | 'pair' | 'datePair';
 
@@ -81,7 +82,8 @@ export const calendarOperators = [
   'year',
 ] as const satisfies readonly OperatorName[];
 /**
- * Containment, for kinds whose value is a collection (PostgreSQL arrays, MariaDB SETs): the column holds
- * every one of the listed members (`has_all`) or at least one of them (`has_any`). NULL holds nothing.
+ * Containment, for kinds whose value is a collection (PostgreSQL arrays, MariaDB SETs, a JSON column's
+ * array): the column holds every one of the listed members (`has_all`) or at least one of them
+ * (`has_any`). NULL holds nothing; nor does a JSON column that holds no array.
  */
 export const containmentOperators = ['has_all', 'has_any'] as const satisfies readonly OperatorName[];

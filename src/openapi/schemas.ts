@@ -145,9 +145,9 @@ function filterValueSchema(filter: SchemaFilter, column: ResolvedColumn | undefi
   const kind = filter.value as TargetKind | 'custom';
   if (kind === 'json-path') return { type: ['string', 'number', 'boolean'] };
   if (kind === 'datetime') return { type: 'string', description: 'YYYY-MM-DD or an ISO 8601 date-time.' };
-  if (kind === 'custom' || kind === 'json') return {};
+  if (kind === 'custom') return {};
   if (kind === 'date') return dateSchema;
-  // A collection's filters (has_all, has_any) take its members.
+  // A collection's filters (has_all, has_any) take its members (a JSON column's: its array's).
   const member = kinds[kind].member;
   if (member) return member(column ?? { big: false });
   const schema =

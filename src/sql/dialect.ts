@@ -13,7 +13,8 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type { Refusal } from '../errors/refusal.js';
-import type { ColumnType, KindColumn, Scalar } from '../kinds/index.js';
+import { type ColumnType, jsonReading, type KindColumn, type Scalar } from '../kinds/index.js';
+import type { ValueClass } from './slots.js';
 
 /** Kysely over a schema known only at run time (tables come from resource definitions). */
 // biome-ignore lint/suspicious/noExplicitAny: the database schema is described by resource definitions, not by types.
@@ -534,8 +535,10 @@ export interface KindSql {
   /**
    * Containment on a collection column (`has_all`, `has_any`): whether `column` holds every one of the
    * members (`every`) or at least one of them; NULL holds nothing. Absent where the engine has no such
-   * column: PostgreSQL has arrays, MariaDB SETs. A column of a collection kind declared on an engine
-   * whose dialect has no `holds` for it is refused at start-up (`unheldColumns`, src/sql/operators.ts).
+   * column: PostgreSQL has arrays, MariaDB SETs, and every engine JSON arrays (a JSON column holding
+   * anything but an array holds nothing, and never fails the statement). A column of a collection kind
+   * declared on an engine whose dialect has no `holds` for it is refused at start-up (`unheldColumns`,
+   * src/sql/operators.ts).
    */
   readonly holds?: (
     column: Expression<unknown>,
@@ -547,8 +550,63 @@ export interface KindSql {
 
 /** A containment filter's members as parameters: one each, or all of them as one array. */
 export interface Members {
+  /** Each member as its own parameter, bound as the kind binds a value. */
   readonly each: readonly unknown[];
+  /** All of them as one parameter: the list of their bound values. */
   readonly all: unknown;
+  /**
+   * Each member's value class (src/sql/slots.ts): what a statement may be shaped by, never a member's
+   * value. A JSON array's member is `text` when it also reads as a number or true/false (`jsonReading`,
+   * src/kinds/json.ts), `plain-text` when it is only a string (`jsonMembers`).
+   */
+  readonly classes: readonly ValueClass[];
+  /** Member `i` as one more parameter, turned by `bind` (a JSON text of it, its number…). */
+  one(i: number, bind: (member: Scalar) => unknown): unknown;
+  /** The members at positions `at` as one parameter, turned by `bind` from their list. */
+  some(at: readonly number[], bind: (members: Scalar[]) => unknown): unknown;
+}
+
+/**
+ * A JSON array filter's members by what they match (`jsonReading`): `plain`, the positions of those that
+ * match only a JSON string; `typed`, of those that also match a number or a boolean.
+ */
+export function jsonMembers(members: Members): { plain: number[]; typed: number[] } {
+  const plain: number[] = [];
+  const typed: number[] = [];
+  for (const [i, cls] of members.classes.entries()) (cls === 'plain-text' ? plain : typed).push(i);
+  return { plain, typed };
+}
+
+/**
+ * Containment in a JSON array where the engine tests whether a document contains a JSON value
+ * (PostgreSQL's `@>`, MariaDB's JSON_CONTAINS): `contains(parameter)` is that test, with the JSON text
+ * `wrap` makes of one value (`["a"]` for `@>`, `"a"` itself for JSON_CONTAINS) bound as the parameter.
+ * A member's forms are the JSON string of its text and, for a typed member, the value it reads as
+ * (`jsonReading`: `1`, `true`). has_all is one test of every plain member's string at once (a JSON
+ * array: each of its elements in the document's), AND-ed with each typed member's two forms OR-ed;
+ * has_any the OR of every form.
+ */
+export function containsJson(
+  members: Members,
+  every: boolean,
+  contains: (parameter: unknown) => RawBuilder<SqlBool>,
+  wrap: (json: string) => string,
+): RawBuilder<SqlBool> {
+  const form = (i: number, json: (text: string) => string) =>
+    contains(members.one(i, (member) => wrap(json(String(member)))));
+  const asString = (i: number) => form(i, (text) => JSON.stringify(text));
+  const asRead = (i: number) => form(i, (text) => jsonReading(text)?.json ?? JSON.stringify(text));
+  const eitherForm = (i: number) => sql<SqlBool>`(${asString(i)} or ${asRead(i)})`;
+  const { plain, typed } = jsonMembers(members);
+  const terms = every
+    ? [
+        ...(plain.length > 0
+          ? [contains(members.some(plain, (texts) => JSON.stringify(texts.map(String))))]
+          : []),
+        ...typed.map(eitherForm),
+      ]
+    : [...plain.map(asString), ...typed.map(eitherForm)];
+  return sql<SqlBool>`(${sql.join(terms, sql.raw(every ? ' and ' : ' or '))})`;
 }
 
 /**

@@ -4,7 +4,7 @@ import { containmentOperators, type OperatorName } from '../kinds/operators.js';
 import type { Condition, FieldTarget, Scalar } from '../plan/list-plan.js';
 import type { ResolvedResource } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
-import { escapeLike, type SqlDialect } from './dialect.js';
+import { escapeLike, type Members, type SqlDialect } from './dialect.js';
 import { listParam, param, type Slot, type SlotValues } from './slots.js';
 import { isSpaceText, spaceText, spaceTextAfter, storedBoolean, storedDatetime } from './storage.js';
 
@@ -86,9 +86,9 @@ const holdsMembers = (op: OperatorName) => (containmentOperators as readonly Ope
 
 /**
  * Whether the engine has columns of this kind, so that every operator the kind takes compiles on it:
- * a kind whose operators hold members (`has_all`, `has_any`: arrays, SETs) needs its dialect's
- * `KindSql.holds`, which only an engine with such columns has; every other kind is some column of
- * every engine.
+ * a kind whose operators hold members (`has_all`, `has_any`: arrays, SETs, JSON) needs its dialect's
+ * `KindSql.holds`, which only an engine with such columns has (JSON arrays: every engine); every other
+ * kind is some column of every engine.
  */
 export function engineHas(dialect: SqlDialect, type: ColumnType): boolean {
   return dialect.kinds[type]?.holds !== undefined || !kinds[type].operators.some(holdsMembers);
@@ -102,9 +102,12 @@ export function engineHas(dialect: SqlDialect, type: ColumnType): boolean {
  */
 export function unheldColumns(resources: Iterable<ResolvedResource>, dialect: SqlDialect): string[] {
   const mismatches: string[] = [];
-  // What such a column may be declared as here: the engine's own collections, else JSON or text.
+  // What such a column may be declared as here: the engine's own collections, else JSON (whose arrays
+  // every engine holds) or text.
   const instead = [
-    ...columnTypes.filter((type) => kinds[type].operators.some(holdsMembers) && engineHas(dialect, type)),
+    ...columnTypes.filter(
+      (type) => type !== 'json' && kinds[type].operators.some(holdsMembers) && engineHas(dialect, type),
+    ),
     'json',
     'string',
   ];
@@ -174,9 +177,17 @@ export function fieldCondition(
         throw new Error(
           `${condition.op} on the ${target.columnType} column "${target.column}": ${dialect.name} has no such column (README, Column kinds).`,
         );
-      const members = {
-        each: condition.value.map(v),
-        all: listParam(condition.value, (values) => values.map(bind)),
+      const slots = condition.value;
+      const members: Members = {
+        each: slots.map(v),
+        all: listParam(slots, (values) => values.map(bind)),
+        classes: slots.map((slot) => slot.cls),
+        one: (i, bindMember) => param(slots[i] as Slot<Scalar>, bindMember),
+        some: (at, bindList) =>
+          listParam(
+            at.map((i) => slots[i] as Slot<Scalar>),
+            bindList,
+          ),
       };
       return holds(x, condition.op === 'has_all', members, target);
     }

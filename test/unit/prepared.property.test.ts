@@ -68,6 +68,14 @@ const json = {
   ops: ['', 'in', 'not_in', 'neq', 'gt', 'contains', 'is_null'],
   values: ['dark', '5', 'true', '5,abc', 'a,b', 'abc,7'],
 };
+/**
+ * The JSON column itself, as an array: a member that reads as a number or true/false has more forms
+ * than one that does not ("5,x" and "x,5" are two shapes, "5,true" and "1,false" one).
+ */
+const jsonArray = {
+  ops: ['has_all', 'has_any', 'is_null'],
+  values: ['dark', '5', 'true', '5,x', 'x,5', 'a,b', '1,false', '5,true,x'],
+};
 /** Per filter name, the operators and values that mostly make valid requests (some stay invalid). */
 const filters: Record<string, { ops: string[]; values: string[] }> = {
   status: text,
@@ -84,6 +92,7 @@ const filters: Record<string, { ops: string[]; values: string[] }> = {
   'settings.theme': json,
   'settings.level': json,
   'settings.notifications.email': json,
+  settings: jsonArray,
   email_domain: { ops: [''], values: ['example.org', 'a,b'] },
 };
 

@@ -5,10 +5,12 @@ import type { KindColumn, Scalar } from '../../kinds/index.js';
 import {
   CANCEL_GRACE_MS,
   cancelThenClose,
+  containsJson,
   currentStatementOptions,
   type DynamicDb,
   jsonPathString,
   type KindOrder,
+  type Members,
   networkErrorCodes,
   type OrderOperator,
   onceWithin,
@@ -28,6 +30,25 @@ const value = (column: unknown, path: readonly string[]) =>
   sql`json_value(${column}, ${jsonPathString(path)})`;
 const typeIn = (column: unknown, path: readonly string[], types: string[]) =>
   sql`json_type(${extract(column, path)}) in (${sql.join(types.map((t) => sql.lit(t)))})`;
+
+/**
+ * Containment in a JSON array: `JSON_CONTAINS(column, ?)` with the JSON text of each form of a member
+ * (`"a"`; a typed member's `"1"` or `1`: `containsJson`), which compares numbers as numbers.
+ * JSON_OVERLAPS would say has_any in one call, but only MariaDB 10.9 and MySQL 8.0.17 have it;
+ * JSON_CONTAINS runs on every version. It holds a scalar equal to the member, and reads text that is no
+ * JSON as NULL with a warning (MySQL: an error), so it is asked only of valid JSON that is an array, in
+ * a CASE (which evaluates its branch only when its test holds): anything else holds nothing. No index
+ * serves it.
+ */
+function jsonHolds(column: Expression<unknown>, every: boolean, members: Members) {
+  const held = containsJson(
+    members,
+    every,
+    (value) => sql<SqlBool>`json_contains(${column}, ${value})`,
+    (json) => json,
+  );
+  return sql<SqlBool>`(case when json_valid(${column}) then json_type(${column}) = 'ARRAY' and ${held} else false end)`;
+}
 
 /** Server errors meaning "not available now": too many connections, access denied, no such database, gone away, shutdown. */
 // 1205 (lock wait timeout) and 1213 (deadlock) too: the same request may well succeed when tried again.
@@ -374,6 +395,7 @@ export const mysql: SqlDialect = {
           sql.raw(every ? ' and ' : ' or '),
         )})`,
     },
+    json: { holds: jsonHolds },
   },
 };
 

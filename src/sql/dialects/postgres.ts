@@ -5,9 +5,11 @@ import type { Refusal } from '../../errors/refusal.js';
 import {
   CANCEL_GRACE_MS,
   cancelThenClose,
+  containsJson,
   currentStatementOptions,
   type DynamicSelect,
   insertReturning,
+  type Members,
   networkErrorCodes,
   onceWithin,
   QueryCancelled,
@@ -244,6 +246,22 @@ const typeIs = (column: unknown, path: readonly string[], type: string) =>
   sql`jsonb_typeof(${at(column, path)}) = ${sql.lit(type)}`;
 
 /**
+ * Containment in a JSON array (json, jsonb, or text holding JSON, as jsonb): `@>` with a jsonb array of
+ * each form of a member (`["a"]`; a typed member's `["1"]` or `[1]`: `containsJson`), which is false on
+ * an object, a scalar and NULL alike, never an error, and compares numbers as numbers (`[1.0]` holds
+ * `[1]`). A GIN index on a jsonb column (or on `(column::jsonb)` for json) serves each `@>`, AND-ed and
+ * OR-ed as bitmaps. `?|` would have served has_any of strings alone, but it matches an object's keys
+ * and a string scalar too.
+ */
+const jsonHolds = (column: unknown, every: boolean, members: Members): RawBuilder<SqlBool> =>
+  containsJson(
+    members,
+    every,
+    (array) => sql<SqlBool>`${jsonb(column)} @> ${array}::jsonb`,
+    (json) => `[${json}]`,
+  );
+
+/**
  * SQLSTATE → refusal. Class 08 (connection), 57P01–57P03 (shutdown, cannot connect now), 53300 (too
  * many connections), 3D000 (no such database), 28 (authentication) and the transient refusals below all
  * mean: not available now.
@@ -465,5 +483,6 @@ export const postgres: SqlDialect = {
         return sql<SqlBool>`${column} ${sql.raw(every ? '@>' : '&&')} ${type ? sql`${members.all}::${type}` : members.all}`;
       },
     },
+    json: { holds: jsonHolds },
   },
 };

@@ -3,16 +3,22 @@ import {
   CompiledQuery,
   type DatabaseConnection,
   type Driver,
+  type Expression,
   Kysely,
+  type RawBuilder,
+  type SqlBool,
   SqliteDialect,
   SqliteDriver,
   sql,
 } from 'kysely';
 import type { Refusal } from '../../errors/refusal.js';
+import { jsonReading } from '../../kinds/index.js';
 import { BoundedMap } from '../../plan/bounded-map.js';
 import {
   insertReturning,
+  jsonMembers,
   jsonPathString,
+  type Members,
   type Row,
   rankedTopPerParent,
   type SqlDialect,
@@ -25,6 +31,45 @@ const extract = (column: unknown, path: readonly string[]) =>
   sql`json_extract(${column}, ${jsonPathString(path)})`;
 const typeIn = (column: unknown, path: readonly string[], types: string[]) =>
   sql`json_type(${column}, ${jsonPathString(path)}) in (${sql.join(types.map((t) => sql.lit(t)))})`;
+
+/**
+ * Containment in a JSON array: EXISTS over the array's elements (`json_each`), an element matching a
+ * member as the string of its text (`type = 'text'`), or for a typed member (jsonReading) as a number
+ * equal to it (integer or real) or as its boolean (`type` is `true` or `false`), each form a parameter
+ * of its own (NULL where the member has no such form). has_all is one EXISTS per member, AND-ed;
+ * has_any one EXISTS over them all. json_each fails on text that is no JSON and walks an object's
+ * values or yields a scalar itself, so it is given the column only when it is valid JSON and an array
+ * (CASE evaluates its branch only when its test holds), else NULL, which has no elements. No index
+ * serves it.
+ */
+function jsonHolds(column: Expression<unknown>, every: boolean, members: Members): RawBuilder<SqlBool> {
+  const array = sql`case when json_valid(${column}) then case when json_type(${column}) = 'array' then ${column} end end`;
+  const exists = (match: RawBuilder<SqlBool>) =>
+    sql<SqlBool>`exists (select 1 from json_each(${array}) where ${match})`;
+  const asString = (i: number) => members.one(i, (member) => String(member));
+  const asNumber = (i: number) =>
+    members.one(i, (member) => {
+      const reading = jsonReading(String(member));
+      return reading?.type === 'number' && Number.isFinite(reading.number) ? reading.number : null;
+    });
+  const asBoolean = (i: number) =>
+    members.one(i, (member) => {
+      const reading = jsonReading(String(member));
+      return reading?.type === 'boolean' ? reading.json : null;
+    });
+  const { typed } = jsonMembers(members);
+  const list = (at: readonly number[], form: (i: number) => unknown) => sql.join(at.map(form));
+  const matches = (all: readonly number[], some: readonly number[]) =>
+    sql<SqlBool>`(type = 'text' and value in (${list(all, asString)}))${
+      some.length > 0
+        ? sql` or (type in ('integer', 'real') and value in (${list(some, asNumber)})) or type in (${list(some, asBoolean)})`
+        : sql``
+    }`;
+  const all = members.classes.map((_, i) => i);
+  if (!every) return exists(matches(all, typed));
+  const each = all.map((i) => exists(matches([i], typed.includes(i) ? [i] : [])));
+  return sql<SqlBool>`(${sql.join(each, sql.raw(' and '))})`;
+}
 
 /** `sqlite:./file.db`, `sqlite:///abs/file.db`, `sqlite::memory:` → a path better-sqlite3 opens. */
 export function sqliteFilename(url: string): string {
@@ -201,5 +246,6 @@ export const sqlite: SqlDialect = {
     // better-sqlite3 reads an integer as a double (past 2^53 rounded); as text it stays exact.
     bigint: { select: (column) => sql`cast(${column} as text)` },
     integer: { select: (column, declared) => (declared.big ? sql`cast(${column} as text)` : undefined) },
+    json: { holds: jsonHolds },
   },
 };
