@@ -95,6 +95,9 @@ function refusal(error: unknown): Refusal | undefined {
   if (unavailable.test(code)) return { kind: 'unavailable' };
   // SUM past 2^63 (an aggregate's sum of a decimal in units of its scale): a value out of what SQLite holds.
   if (code === 'SQLITE_ERROR' && message === 'integer overflow') return { kind: 'out-of-range', columns: [] };
+  // A path inside a column declared json whose text is no JSON (json_extract): as PostgreSQL's cast of
+  // such text refuses it, a value the database cannot compare (422), never a server error.
+  if (code === 'SQLITE_ERROR' && message === 'malformed JSON') return { kind: 'invalid', columns: [] };
   const kind = constraints[code];
   if (!kind) return undefined;
   // "UNIQUE constraint failed: users.email, users.x", "NOT NULL constraint failed: users.name"
