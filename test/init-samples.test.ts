@@ -428,3 +428,48 @@ for (const dialect of dialects)
       });
     });
   });
+
+/** Tags kept as a JSON array, as many schemas keep a list: init lets it be filtered by its members. */
+const tickets: { id: number; tags: string[] | null }[] = [
+  { id: 1, tags: ['bug', 'ui'] },
+  { id: 2, tags: ['bug'] },
+  { id: 3, tags: ['docs'] },
+  { id: 4, tags: [] },
+  { id: 5, tags: null },
+];
+for (const dialect of dialects)
+  describe(`init on a JSON array column, ${dialect}`, () => {
+    it('allows has_all and has_any on it, answered as the arrays hold them', async () => {
+      const name = 'init_json_tags';
+      const conn = await freshDatabase(dialect, name);
+      let app: FastifyInstance | undefined;
+      try {
+        const type = { sqlite: 'text', postgres: 'jsonb', mysql: 'json' }[dialect];
+        await sql
+          .raw(`create table tickets (id integer not null primary key, tags ${type})`)
+          .execute(conn.db);
+        for (const ticket of tickets)
+          await sql`insert into tickets (id, tags) values (${ticket.id}, ${ticket.tags === null ? null : JSON.stringify(ticket.tags)})`.execute(
+            conn.db,
+          );
+        const { plan, source } = await init({ connection: conn, out: false, importFrom, lineWidth: 110 });
+        expect(resourceOf(plan, 'tickets')?.endpoint.allowedFilters).toEqual(['id', 'tags', 'tags.*']);
+        app = await buildService({ config: await load(`json-tags-${dialect}`, source), connection: conn });
+        const ids = async (query: string) =>
+          column(await get(app as FastifyInstance, `/api/tickets?${query}&sort=id`), 'id');
+        const holding = (test: (tags: string[]) => boolean) =>
+          tickets.filter((ticket) => ticket.tags !== null && test(ticket.tags)).map((ticket) => ticket.id);
+        expect(await ids('filter[tags][has_any]=ui,docs')).toEqual(
+          holding((tags) => tags.includes('ui') || tags.includes('docs')),
+        );
+        expect(await ids('filter[tags][has_all]=bug,ui')).toEqual(
+          holding((tags) => tags.includes('bug') && tags.includes('ui')),
+        );
+        expect(await ids('filter[tags][has_all]=bug')).toEqual([1, 2]);
+      } finally {
+        await app?.close();
+        await conn.db.destroy();
+        await dropDatabase(dialect, name);
+      }
+    });
+  });

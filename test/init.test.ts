@@ -401,6 +401,8 @@ for (const dialect of dialects) {
           '/api/posts?filter[trashed]=true&filter[status]=published&count=comments',
           '/api/departments?count=users',
           '/api/comments?filter[post_id]=1',
+          // A path inside a JSON column.
+          '/api/users?filter[settings.theme]=dark',
         ]) {
           const ours = await generatedApp.inject({ method: 'GET', url });
           const theirs = await demoApp.inject({ method: 'GET', url });

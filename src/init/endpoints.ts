@@ -94,7 +94,7 @@ function toOneLabels(resource: PlannedResource, related: RelatedResources): stri
 
 /**
  * The endpoint, usable as generated, with the power a client reaches for first:
- * - filters on its own visible columns, and on the key and label of the resources one and two relations
+ * - filters on its own visible columns (JSON ones and any path inside them), and on the key and label of the resources one and two relations
  *   away (`artist.Name`, `album.artist.Name`, through to-one and to-many hops);
  * - sorts on every visible column of an ordered kind, on each to-one relation's label
  *   (`album.Title`) and each counted relation (`tracks_count`); those no index leads are listed for
@@ -122,6 +122,7 @@ export function planEndpoint(
   const composite = keys.length > 1;
   const notes: string[] = [];
   const visible = shown(resource);
+  const json = columns.filter((column) => !column.hidden && column.type === 'json');
   const names = new Set(columns.map((column) => column.name));
   const indexed = new Set<string>(keys);
   for (const index of table.indexes) {
@@ -219,6 +220,8 @@ export function planEndpoint(
     resource: resource.name,
     allowedFilters: [
       ...visible.map((column) => column.name),
+      // A JSON column: itself (NULL, and has_all/has_any of an array it holds) and any path inside it.
+      ...json.flatMap((column) => [column.name, `${column.name}.*`]),
       ...(resource.softDeleteColumn ? ['trashed'] : []),
       ...relationFilters,
     ],
