@@ -1,5 +1,11 @@
 import { type Expression, expressionBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
-import type { AggregateOrder, GroupTerm, HavingTerm, MetricTerm } from '../plan/aggregate-plan.js';
+import {
+  type AggregateOrder,
+  AVG_EXTRA_SCALE,
+  type GroupTerm,
+  type HavingTerm,
+  type MetricTerm,
+} from '../plan/aggregate-plan.js';
 import {
   type QueryShape,
   type Scalar,
@@ -67,6 +73,34 @@ function numbersFrom(low: number, high: number): RawBuilder<unknown> {
   for (let start = low; start < high; start += step)
     parts.push(sql`select i from (${numbersFrom(start, Math.min(high, start + step))}) as n`);
   return sql.join(parts, sql` union all `);
+}
+
+/** `floor(a / b)` of a whole `a` ≥ 0 and `b` > 0, in any engine's exact arithmetic (`/` of a numeric is no floor). */
+const floorDivision = (a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<unknown> =>
+  sql`((${a} - ${a} % ${b}) / ${b})`;
+
+/**
+ * The order of an average as it is answered (load/aggregate-rows.ts `quotientText`): `sum / count`
+ * rounded half away from zero to `AVG_EXTRA_SCALE` more decimals than the sum's units, as two keys
+ * compared in turn, its whole units and its extra digits, each with the average's sign. Two averages
+ * answered alike are equal here, so their groups are ordered by the next terms (the group keys), as the
+ * answer shows them; NULL (no value, an empty bucket) where the answer is null. Whole-number arithmetic
+ * only, on a sum and a count that are whole numbers: exact on every engine, within SQLite's 64-bit
+ * integers while a group has fewer than 4.6 × 10^14 values (`2 · count · 10^4`).
+ */
+function averageKeys(
+  sum: RawBuilder<unknown>,
+  count: RawBuilder<unknown>,
+): readonly [RawBuilder<unknown>, RawBuilder<unknown>] {
+  const extra = sql.lit(10 ** AVG_EXTRA_SCALE);
+  const n = sql`nullif(${count}, 0)`;
+  const magnitude = sql`abs(${sum})`;
+  const whole = floorDivision(magnitude, n);
+  // The remainder's share, rounded half up: from 0 to 10^4 (10^4 carries into the whole units).
+  const fraction = floorDivision(sql`(2 * (${magnitude} % ${n}) * ${extra} + ${n})`, sql`(2 * ${n})`);
+  const carry = sql`(case when ${fraction} >= ${extra} then 1 else 0 end)`;
+  const sign = sql`(case when ${sum} < 0 then -1 else 1 end)`;
+  return [sql`${sign} * (${whole} + ${carry})`, sql`${sign} * (${fraction} - ${carry} * ${extra})`];
 }
 
 /** An aggregate as the compiler sees it: the plan's metrics and groups, its values as slots. */
@@ -236,20 +270,41 @@ export class ListCompiler {
   aggregateQuery(shape: AggregateShape): DynamicSelect {
     if (shape.bounds && shape.groups.some((group) => group.kind === 'bucket'))
       return this.bucketedQuery(shape, shape.bounds);
+    // Ordered by an average: the groups are measured in `r` (raw sums and counts), and ordered and
+    // answered from it, so the average's keys read each sum and count once (`averageKeys`).
+    const measuredFirst = shape.order.some(
+      (term) => term.of === 'metric' && shape.metrics[term.index]?.fn === 'avg',
+    );
+    const named = (alias: string) => (measuredFirst ? rowAlias(alias) : alias);
     let query = this.joined(this.filtered());
     for (const [i, group] of shape.groups.entries())
-      query = query.select(this.groupSelection(group, groupAlias(i)));
+      query = query.select(this.groupSelection(group, named(groupAlias(i))));
     for (const [i, metric] of shape.metrics.entries()) {
-      query = query.select(this.metric(metric).as(metricAlias(i)));
+      query = query.select(this.metric(metric, measuredFirst).as(named(metricAlias(i))));
       if (metric.fn === 'avg')
-        query = query.select(sql`count(${this.metricColumn(metric)})`.as(averagedAlias(i)));
+        query = query.select(sql`count(${this.metricColumn(metric)})`.as(named(averagedAlias(i))));
     }
     query = this.groupedBy(query, shape, () => undefined);
     for (const term of shape.having) {
       const metric = shape.metrics[term.metric] as MetricTerm;
       query = query.having((eb) => this.havingCondition(eb, this.metric(metric, true), shape, term));
     }
-    return this.aggregateOrder(query, shape);
+    if (!measuredFirst) return this.aggregateOrder(query, shape);
+    const grouped = (alias: string) => sql.ref(`${GROUPED}.${rowAlias(alias)}`);
+    let answered = this.db.selectFrom(query.as(GROUPED));
+    for (const [i] of shape.groups.entries())
+      answered = answered.select(grouped(groupAlias(i)).as(groupAlias(i)));
+    for (const [i, metric] of shape.metrics.entries()) {
+      const value = grouped(metricAlias(i));
+      answered = answered.select(
+        (metric.fn === 'count' || metric.fn === 'count_distinct'
+          ? value
+          : this.selectedMetric(metric, value)
+        ).as(metricAlias(i)),
+      );
+      if (metric.fn === 'avg') answered = answered.select(grouped(averagedAlias(i)).as(averagedAlias(i)));
+    }
+    return this.aggregateOrder(answered, shape, (i) => [grouped(metricAlias(i)), grouped(averagedAlias(i))]);
   }
 
   /**
@@ -346,7 +401,7 @@ export class ListCompiler {
         this.havingCondition(eb, metricValue(metric, term.metric, true), shape, term),
       );
     }
-    return this.aggregateOrder(query, shape);
+    return this.aggregateOrder(query, shape, (i) => [grouped(metricAlias(i)), grouped(averagedAlias(i))]);
   }
 
   /** A group key as lists select its column, from the records or a joined relation. */
@@ -401,16 +456,28 @@ export class ListCompiler {
       : param(term.value);
   }
 
-  /** ORDER BY the requested keys and metrics by their aliases, then LIMIT. */
-  private aggregateOrder(query: DynamicSelect, shape: AggregateShape): DynamicSelect {
+  /**
+   * ORDER BY the requested keys and metrics by their aliases, an average by its answered value
+   * (`averageKeys` of its raw sum and count, which `averaged` gives by the metric's index), then LIMIT.
+   */
+  private aggregateOrder(
+    query: DynamicSelect,
+    shape: AggregateShape,
+    averaged?: (index: number) => readonly [RawBuilder<unknown>, RawBuilder<unknown>],
+  ): DynamicSelect {
     for (const term of shape.order) {
-      const alias = term.of === 'group' ? groupAlias(term.index) : metricAlias(term.index);
-      query = query.orderBy(sql.ref(alias), (ob) => {
-        const ordered = term.direction === 'asc' ? ob.asc() : ob.desc();
-        // NULL is the smallest value everywhere, as in lists.
-        if (!this.dialect.nullsSortLargest) return ordered;
-        return term.direction === 'asc' ? ordered.nullsFirst() : ordered.nullsLast();
-      });
+      const average =
+        term.of === 'metric' && shape.metrics[term.index]?.fn === 'avg' ? averaged?.(term.index) : undefined;
+      const keys = average
+        ? averageKeys(...average)
+        : [sql.ref(term.of === 'group' ? groupAlias(term.index) : metricAlias(term.index))];
+      for (const key of keys)
+        query = query.orderBy(key, (ob) => {
+          const ordered = term.direction === 'asc' ? ob.asc() : ob.desc();
+          // NULL is the smallest value everywhere, as in lists.
+          if (!this.dialect.nullsSortLargest) return ordered;
+          return term.direction === 'asc' ? ordered.nullsFirst() : ordered.nullsLast();
+        });
     }
     return query.limit(unplannedValue(this.dialect, shape.limit));
   }

@@ -1,0 +1,278 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineEndpoint, defineResource } from '../src/resource/policy.js';
+import { buildService } from '../src/server/standalone.js';
+import type { Connection } from '../src/sql/connect.js';
+import type { DialectName } from '../src/sql/dialect.js';
+import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
+
+/**
+ * Aggregates through HTTP held to SQL written here by hand for each engine (not the service's
+ * compiler): the order of `sort=avg:<column>` against the averages as answered, rounded, with ties
+ * between groups answered alike broken by the group keys, and NULL averages of groups without a value
+ * and of empty buckets.
+ */
+
+/** Declared out of alphabetical order: PostgreSQL and MariaDB order the enum by it, SQLite's text alphabetically. */
+const regions = ['north', 'south', 'east', 'west', 'central', 'polar'] as const;
+type Region = (typeof regions)[number];
+
+interface Entry {
+  id: number;
+  region: Region | null;
+  label: string | null;
+  amount: string | null;
+  qty: number | null;
+  booked_on: string;
+}
+
+/**
+ * Groups whose averages tie as answered (6 decimals of an amount, 4 of a quantity) while their exact
+ * averages differ: 801/200 = 4.005 and 805/201 = 4.004975… units both answer 4.0050, as -401/200 and
+ * -403/201 answer -2.0050. North, the first key of its pair, has the larger exact average (ascending,
+ * the order of exact values would put it second); east comes before central in the enum's order and
+ * after it alphabetically (SQLite), and has the smaller exact average. Polar's amounts are all NULL;
+ * the NULL region has the largest sum and a middling average; west the largest average.
+ */
+const plan: { region: Region | null; rows: number; units: number | null; month: string }[] = [
+  { region: 'north', rows: 200, units: 801, month: '2024-01' },
+  { region: 'south', rows: 201, units: 805, month: '2024-02' },
+  { region: 'east', rows: 200, units: -401, month: '2024-03' },
+  { region: 'polar', rows: 2, units: null, month: '2024-04' },
+  { region: 'central', rows: 201, units: -403, month: '2024-05' },
+  { region: 'west', rows: 1, units: 300, month: '2024-06' },
+];
+const cents = (units: number) =>
+  `${units < 0 ? '-' : ''}${Math.floor(Math.abs(units) / 100)}.${String(Math.abs(units) % 100).padStart(2, '0')}`;
+const entries: Entry[] = [];
+for (const { region, rows, units, month } of plan)
+  for (let i = 0; i < rows; i++)
+    entries.push({
+      id: entries.length + 1,
+      region,
+      label: region,
+      amount: units === null ? null : cents(i === 0 ? units : 0),
+      qty: units === null ? null : i === 0 ? units : 0,
+      booked_on: `${month}-${String(1 + (i % 28)).padStart(2, '0')}`,
+    });
+// Ten rows of 1.00 without a region, in June with west's.
+for (let i = 0; i < 10; i++)
+  entries.push({
+    id: entries.length + 1,
+    region: null,
+    label: null,
+    amount: '1.00',
+    qty: 100,
+    booked_on: `2024-06-${String(10 + i).padStart(2, '0')}`,
+  });
+
+const resources = [
+  defineResource({
+    name: 'ledger',
+    table: 'ledger',
+    columns: {
+      id: 'integer',
+      region: { type: 'enum', values: [...regions] },
+      label: 'string',
+      amount: { type: 'decimal', precision: 30, scale: 2 },
+      qty: 'integer',
+      booked_on: 'date',
+    },
+  }),
+];
+const endpoints = [
+  defineEndpoint({
+    resource: 'ledger',
+    allowedFilters: ['region'],
+    aggregates: {
+      allowedAggregates: ['count', 'sum:amount', 'avg:amount', 'sum:qty', 'avg:qty'],
+      allowedGroupBy: ['region', 'label', 'booked_on:month'],
+    },
+  }),
+];
+
+async function createTables(dialect: DialectName, conn: Connection): Promise<void> {
+  const list = regions.map((region) => `'${region}'`).join(', ');
+  if (dialect === 'postgres') await sql.raw(`create type ledger_region as enum (${list})`).execute(conn.db);
+  const region =
+    dialect === 'postgres' ? 'ledger_region' : dialect === 'mysql' ? `enum(${list})` : 'varchar(10)';
+  const date = dialect === 'sqlite' ? 'text' : 'date';
+  await sql
+    .raw(
+      `create table ledger (id integer primary key, region ${region}, label varchar(20), amount decimal(30, 2), qty integer, booked_on ${date} not null)`,
+    )
+    .execute(conn.db);
+  for (let i = 0; i < entries.length; i += 100)
+    await conn.db
+      .insertInto('ledger')
+      .values(entries.slice(i, i + 100))
+      .execute();
+}
+
+/** The decimal text of `units` at `scale` (`-2005`, 3 → `-2.005`). */
+function decimal(units: bigint, scale: number): string {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
+  const text = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
+  return negative ? `-${text}` : text;
+}
+
+type Row = Record<string, unknown>;
+
+/**
+ * The engine's own average of `column` over a group, rounded half away from zero to `decimals`: exact
+ * decimal division on PostgreSQL and MariaDB (at 30 decimals, then rounded), whole cents and integer
+ * division on SQLite (whose decimals are doubles), there in units of 10^-decimals.
+ */
+function averageSql(dialect: DialectName, column: string, scale: number, decimals: number): string {
+  if (dialect === 'postgres')
+    return `round(sum(${column})::numeric(60, 30) / nullif(count(${column}), 0), ${decimals})`;
+  if (dialect === 'mysql')
+    return `round(cast(sum(${column}) as decimal(60, 30)) / nullif(count(${column}), 0), ${decimals})`;
+  const s = `sum(cast(round(${column} * ${10 ** scale}) as integer))`;
+  const c = `count(${column})`;
+  const extra = 10 ** (decimals - scale);
+  return `(case when ${s} >= 0 then (2 * ${s} * ${extra} + ${c}) / (2 * ${c}) else -((-2 * ${s} * ${extra} + ${c}) / (2 * ${c})) end)`;
+}
+
+/** One ORDER BY term, NULL the smallest value as the service orders it. */
+const term = (dialect: DialectName, expression: string, direction: 'asc' | 'desc') =>
+  `${expression} ${direction}${dialect === 'postgres' ? (direction === 'asc' ? ' nulls first' : ' nulls last') : ''}`;
+
+/** A date literal of the engine (SQLite's dates are text). */
+const dateLiteral = (dialect: DialectName, date: string) =>
+  dialect === 'sqlite' ? `'${date}'` : `date '${date}'`;
+
+const months = ['2024-01', '2024-02', '2024-03', '2024-04', '2024-05', '2024-06', '2024-07', '2024-08'];
+
+for (const dialect of dialects) {
+  describe(`aggregates against hand-written SQL on ${dialect}`, () => {
+    const name = 'aggregates_sql_oracle';
+    let conn: Connection;
+    let app: Awaited<ReturnType<typeof buildService>>;
+
+    beforeAll(async () => {
+      conn = await freshDatabase(dialect, name);
+      await createTables(dialect, conn);
+      app = await buildService({ config: { resources, endpoints }, connection: conn });
+    });
+    afterAll(async () => {
+      await app?.close();
+      await conn?.db.destroy();
+      await dropDatabase(dialect, name);
+    });
+
+    const get = async (url: string) => {
+      const response = await app.inject({ url });
+      return { status: response.statusCode, body: response.json() };
+    };
+    const rows = async (query: string): Promise<Row[]> => (await sql.raw<Row>(query).execute(conn.db)).rows;
+    /** An average the oracle gave, as the service answers it: text on PostgreSQL and MariaDB, units on SQLite. */
+    const answered = (value: unknown, decimals: number) =>
+      value === null
+        ? null
+        : dialect === 'sqlite'
+          ? decimal(BigInt(value as number | bigint), decimals)
+          : String(value);
+
+    /**
+     * The groups by `key` (a column, or the month of booked_on with every month of 2024-01 to 2024-07),
+     * ordered by the average of `column` in `direction` then by the key as `keyDirection` says.
+     */
+    async function oracle(
+      key: 'region' | 'label' | 'month',
+      column: 'amount' | 'qty',
+      direction: 'asc' | 'desc',
+      keyDirection: 'asc' | 'desc' = 'asc',
+    ): Promise<{ key: unknown; average: string | null; count: number }[]> {
+      const scale = column === 'amount' ? 2 : 0;
+      const decimals = scale + 4;
+      const average = averageSql(dialect, `l.${column}`, scale, decimals);
+      const from =
+        key === 'month'
+          ? `(${months
+              .slice(0, -1)
+              .map(
+                (month, i) =>
+                  `select ${dateLiteral(dialect, `${month}-01`)} as lo, ${dateLiteral(dialect, `${months[i + 1]}-01`)} as hi`,
+              )
+              .join(' union all ')}) m left join ledger l on l.booked_on >= m.lo and l.booked_on < m.hi`
+          : 'ledger l';
+      const keyColumn = key === 'month' ? 'm.lo' : `l.${key}`;
+      const found = await rows(
+        `select ${keyColumn} as k, ${average} as a, count(l.id) as n from ${from} group by ${keyColumn} order by ${term(dialect, 'a', direction)}, ${term(dialect, 'k', keyDirection)}`,
+      );
+      return found.map((row) => ({
+        key: row.k === null ? null : String(row.k),
+        average: answered(row.a, decimals),
+        count: Number(row.n),
+      }));
+    }
+
+    it('has the ties it means to test, and averages ordered otherwise than sums', async () => {
+      const byRegion = await oracle('region', 'amount', 'desc');
+      // The enum's order breaks the tie of east and central on PostgreSQL and MariaDB, the text's on SQLite.
+      expect(byRegion.map((group) => group.key)).toEqual(
+        dialect === 'sqlite'
+          ? ['west', null, 'north', 'south', 'central', 'east', 'polar']
+          : ['west', null, 'north', 'south', 'east', 'central', 'polar'],
+      );
+      expect(byRegion.map((group) => group.average)).toEqual([
+        '3.000000',
+        '1.000000',
+        '0.040050',
+        '0.040050',
+        '-0.020050',
+        '-0.020050',
+        null,
+      ]);
+      expect((await oracle('month', 'qty', 'asc')).map((group) => group.average)).toEqual([
+        null,
+        null,
+        '-2.0050',
+        '-2.0050',
+        '4.0050',
+        '4.0050',
+        '118.1818',
+      ]);
+    });
+
+    for (const column of ['amount', 'qty'] as const)
+      for (const key of ['region', 'label', 'month'] as const)
+        for (const direction of ['asc', 'desc'] as const)
+          it(`sorts by avg:${column} ${direction === 'asc' ? 'ascending' : 'descending'} grouped by ${key}, as answered, ties by the key`, async () => {
+            const groupBy = key === 'month' ? 'booked_on:month&from=2024-01-01&to=2024-08-01' : key;
+            const groupName = key === 'month' ? 'booked_on:month' : key;
+            const sign = direction === 'desc' ? '-' : '';
+            const expected = await oracle(key, column, direction);
+            const response = await get(
+              `/api/ledger/aggregate?metrics=count,avg:${column},sum:${column}&group_by=${groupBy}&sort=${sign}avg:${column}`,
+            );
+            expect(response.status, JSON.stringify(response.body)).toBe(200);
+            const answer = response.body.data as Row[];
+            expect(
+              answer.map((group) => ({
+                key: (group.group as Row)[groupName],
+                average: group[`avg:${column}`],
+                count: group.count,
+              })),
+            ).toEqual(expected);
+            // An empty bucket (July) and a group without a value (polar): NULL, the smallest average.
+            expect(expected.filter((group) => group.average === null).length).toBe(key === 'month' ? 2 : 1);
+            // With a key descending as the tie-breaker, and cut at a limit.
+            const reversed = await oracle(key, column, direction, 'desc');
+            const cut = await get(
+              `/api/ledger/aggregate?metrics=count,avg:${column}&group_by=${groupBy}&sort=${sign}avg:${column},-${groupName}&limit=4`,
+            );
+            expect(cut.status, JSON.stringify(cut.body)).toBe(200);
+            expect(
+              (cut.body.data as Row[]).map((group) => ({
+                key: (group.group as Row)[groupName],
+                average: group[`avg:${column}`],
+                count: group.count,
+              })),
+            ).toEqual(reversed.slice(0, 4));
+            expect(cut.body.meta.truncated).toBe(true);
+          });
+  });
+}
