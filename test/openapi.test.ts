@@ -272,6 +272,15 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
     expect(param('search')).toBeDefined();
     // posts has no search and no all=true: not documented.
     const postParams = operation('/api/posts', 'get').parameters as Json[];
+    // A sparse fieldset per owner, named as the URL writes it: a list of that owner's allowed fields.
+    expect(param('fields[users]')).toMatchObject({ in: 'query', style: 'form', explode: false });
+    expect(param('fields[users]').schema).toMatchObject({ type: 'array', minItems: 1 });
+    expect(((param('fields[users]').schema as Json).items as Json).enum).toContain('email');
+    expect(((param('fields[users]').schema as Json).items as Json).enum).not.toContain('password_hash');
+    expect(param('fields[department]').description).toContain(
+      'Only with include=department (or an include below it) in the same request, else a 422 keyed fields.department.',
+    );
+    expect(param('fields')).toBeUndefined();
     expect(postParams.map((candidate) => candidate.name)).not.toContain('search');
     expect(postParams.map((candidate) => candidate.name)).not.toContain('all');
   });

@@ -273,23 +273,25 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
       schema: { type: 'array', items: { enum: values }, uniqueItems: true },
       example: values.slice(0, 2).join(','),
     });
-    const fieldsParam = {
-      name: 'fields',
-      in: 'query',
-      style: 'deepObject',
-      explode: true,
-      description: `Sparse fieldsets: fields[${resource.name}]=<field>,… for the records, fields[<include>]=<field>,… for an included relation's (include it too). The key is always answered; any other name is a 422 keyed fields.<owner>.`,
-      schema: {
-        type: 'object',
-        properties: Object.fromEntries(
-          [...endpoint.allowedFields].map(([owner, names]) => [
-            owner === '' ? resource.name : owner,
-            { type: 'string', description: `Comma-separated, of: ${[...names].join(', ')}.` },
-          ]),
-        ),
-        additionalProperties: false,
-      },
-    };
+    // One parameter per owner and per include path (`fields[roles]`, `include_limit[posts]`): each
+    // named as a URL writes it, so that its schema is that owner's or that include's alone — a list of
+    // the allowed names, a filter object, a number — and a client or tester made from the document
+    // sends exactly what the service reads.
+    const fieldsParams = [...endpoint.allowedFields].map(([owner, names]) => {
+      const written = owner === '' ? resource.name : owner;
+      return {
+        name: `fields[${written}]`,
+        in: 'query',
+        style: 'form',
+        explode: false,
+        description:
+          owner === ''
+            ? `Sparse fieldset of the records: only these fields (and the key) are answered (also written fields=<field>,…). Another name is a 422 keyed fields.${written}.`
+            : `Sparse fieldset of the included ${owner}: only these fields (and its key). Only with include=${owner} (or an include below it) in the same request, else a 422 keyed fields.${written}.`,
+        schema: { type: 'array', items: { enum: [...names] }, minItems: 1, uniqueItems: true },
+        example: [...names].slice(0, 2).join(','),
+      };
+    });
     const constrainable = [...endpoint.includeConstraints.values()];
     const perInclude = (
       name: string,
@@ -338,7 +340,7 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
             ),
           ];
     const shapeParams = [
-      fieldsParam,
+      ...fieldsParams,
       ...(include.length > 0 ? [csv('include', include, 'Relations to load into each record.')] : []),
       ...includeParams,
       ...(count.length > 0 ? [csv('count', count, 'Relations to count, as `<relation>_count`.')] : []),
