@@ -3,14 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineEndpoint, defineResource } from '../src/resource/policy.js';
 import { buildService } from '../src/server/standalone.js';
 import type { Connection } from '../src/sql/connect.js';
-import type { DialectName } from '../src/sql/dialect.js';
+import type { DialectName, Statement } from '../src/sql/dialect.js';
 import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
 
 /**
  * Aggregates through HTTP held to SQL written here by hand for each engine (not the service's
  * compiler): the order of `sort=avg:<column>` against the averages as answered, rounded, with ties
  * between groups answered alike broken by the group keys, and NULL averages of groups without a value
- * and of empty buckets.
+ * and of empty buckets; sums and averages of a decimal(30, 2) past 2^63 units of its scale.
  */
 
 /** Declared out of alphabetical order: PostgreSQL and MariaDB order the enum by it, SQLite's text alphabetically. */
@@ -66,6 +66,15 @@ for (let i = 0; i < 10; i++)
     booked_on: `2024-06-${String(10 + i).padStart(2, '0')}`,
   });
 
+/** Sums past what a 64-bit integer holds in cents, and one between 2^53 and 2^63. */
+const wideRows = [
+  { id: 1, grp: 'one', amount: '1234567890123456789.01' }, // 1.2 × 10^20 cents: one value past 2^63
+  ...[2, 3, 4].map((id) => ({ id, grp: 'many', amount: '45678901234567890.12' })), // each under, the sum past
+  ...[5, 6, 7].map((id) => ({ id, grp: 'mid', amount: '30024000000000.01' })), // the sum 9007200000000003 cents
+  { id: 8, grp: 'small', amount: '1.50' },
+  { id: 9, grp: 'small', amount: '2.25' },
+];
+
 const resources = [
   defineResource({
     name: 'ledger',
@@ -79,6 +88,17 @@ const resources = [
       booked_on: 'date',
     },
   }),
+  defineResource({
+    name: 'wide',
+    table: 'wide',
+    columns: { id: 'integer', grp: 'string', amount: { type: 'decimal', precision: 30, scale: 2 } },
+  }),
+  // A double declared a decimal of scale 2: its cents may pass what MariaDB's DECIMAL holds (65 digits).
+  defineResource({
+    name: 'floats',
+    table: 'floats',
+    columns: { id: 'integer', grp: 'string', amount: { type: 'decimal', precision: 30, scale: 2 } },
+  }),
 ];
 const endpoints = [
   defineEndpoint({
@@ -88,6 +108,20 @@ const endpoints = [
       allowedAggregates: ['count', 'sum:amount', 'avg:amount', 'sum:qty', 'avg:qty'],
       allowedGroupBy: ['region', 'label', 'booked_on:month'],
     },
+  }),
+  defineEndpoint({
+    resource: 'wide',
+    allowedFilters: ['grp'],
+    allowedSorts: ['amount'],
+    aggregates: {
+      allowedAggregates: ['count', 'sum:amount', 'avg:amount', 'min:amount', 'max:amount'],
+      allowedGroupBy: ['grp'],
+    },
+  }),
+  defineEndpoint({
+    resource: 'floats',
+    allowedFilters: ['grp'],
+    aggregates: { allowedAggregates: ['count', 'sum:amount', 'avg:amount'], allowedGroupBy: ['grp'] },
   }),
 ];
 
@@ -102,11 +136,27 @@ async function createTables(dialect: DialectName, conn: Connection): Promise<voi
       `create table ledger (id integer primary key, region ${region}, label varchar(20), amount decimal(30, 2), qty integer, booked_on ${date} not null)`,
     )
     .execute(conn.db);
+  await sql
+    .raw('create table wide (id integer primary key, grp varchar(10) not null, amount decimal(30, 2))')
+    .execute(conn.db);
+  const double = dialect === 'postgres' ? 'double precision' : dialect === 'mysql' ? 'double' : 'real';
+  await sql
+    .raw(`create table floats (id integer primary key, grp varchar(10) not null, amount ${double})`)
+    .execute(conn.db);
+  await conn.db
+    .insertInto('floats')
+    .values([
+      { id: 1, grp: 'huge', amount: 1e70 },
+      { id: 2, grp: 'fine', amount: 0.1 },
+      { id: 3, grp: 'fine', amount: 0.2 },
+    ])
+    .execute();
   for (let i = 0; i < entries.length; i += 100)
     await conn.db
       .insertInto('ledger')
       .values(entries.slice(i, i + 100))
       .execute();
+  await conn.db.insertInto('wide').values(wideRows).execute();
 }
 
 /** The decimal text of `units` at `scale` (`-2005`, 3 → `-2.005`). */
@@ -150,11 +200,20 @@ for (const dialect of dialects) {
     const name = 'aggregates_sql_oracle';
     let conn: Connection;
     let app: Awaited<ReturnType<typeof buildService>>;
+    const statements: Statement[] = [];
 
     beforeAll(async () => {
       conn = await freshDatabase(dialect, name);
       await createTables(dialect, conn);
-      app = await buildService({ config: { resources, endpoints }, connection: conn });
+      const recording: Connection = {
+        ...conn,
+        run: (statement, options) => {
+          statements.push(statement);
+          return conn.run(statement, options);
+        },
+      };
+      delete recording.runNow;
+      app = await buildService({ config: { resources, endpoints }, connection: recording });
     });
     afterAll(async () => {
       await app?.close();
@@ -274,5 +333,116 @@ for (const dialect of dialects) {
             ).toEqual(reversed.slice(0, 4));
             expect(cut.body.meta.truncated).toBe(true);
           });
+
+    /** `sum(amount)` and its rounded average per group, as the engine computes them (PostgreSQL, MariaDB). */
+    const wideSums = async () =>
+      rows(
+        `select grp, cast(sum(amount) as ${dialect === 'postgres' ? 'text' : 'char(60)'}) as s, ${averageSql(dialect, 'amount', 2, 6)} as a, count(*) as n from wide l group by grp order by grp`,
+      );
+
+    if (dialect === 'sqlite')
+      it('refuses a decimal sum past 2^63 cents as a 422 keyed metrics, one value past it or a sum of several; answers below it exactly', async () => {
+        const message =
+          'A metric is beyond the range the database computes it in (a sum past its largest integer): narrow the filter.';
+        for (const query of [
+          'metrics=count,sum:amount&group_by=grp',
+          'metrics=avg:amount&filter[grp]=one',
+          'metrics=sum:amount&filter[grp]=one',
+          'metrics=sum:amount&filter[grp]=many',
+          'metrics=avg:amount&group_by=grp&filter[grp]=many',
+        ]) {
+          const response = await get(`/api/wide/aggregate?${query}`);
+          expect(response.status, query).toBe(422);
+          expect(response.body, query).toEqual({ message, errors: { metrics: [message] } });
+        }
+        // Between 2^53 and 2^63 cents: every digit, as SQLite's integers add them.
+        const [mid] = await rows(
+          "select cast(sum(cast(round(amount * 100) as integer)) as text) as s, count(amount) as n from wide where grp = 'mid'",
+        );
+        expect(mid?.s).toBe('9007200000000003');
+        const response = await get(
+          '/api/wide/aggregate?metrics=sum:amount,avg:amount&group_by=grp&filter[grp]=mid',
+        );
+        expect(response.status).toBe(200);
+        expect(response.body.data).toEqual([
+          {
+            group: { grp: 'mid' },
+            'sum:amount': decimal(BigInt(mid?.s as string), 2),
+            'avg:amount': decimal((BigInt(mid?.s as string) * 10_000n) / 3n, 6),
+          },
+        ]);
+      });
+    else
+      it('answers decimal sums and averages past 2^63 cents with the exact digits SQL gives', async () => {
+        const expected = await wideSums();
+        const response = await get('/api/wide/aggregate?metrics=count,sum:amount,avg:amount&group_by=grp');
+        expect(response.status, JSON.stringify(response.body)).toBe(200);
+        expect(response.body.data).toEqual(
+          expected.map((row) => ({
+            group: { grp: row.grp },
+            count: Number(row.n),
+            'sum:amount': String(row.s),
+            'avg:amount': String(row.a),
+          })),
+        );
+        // The cases, by their digits: one value past 2^63 cents, a sum of three each under it, one between 2^53 and 2^63.
+        expect(response.body.data.map((group: Row) => group['sum:amount'])).toEqual([
+          '137036703703703670.36',
+          '90072000000000.03',
+          '1234567890123456789.01',
+          '3.75',
+        ]);
+        const sorted = await get(
+          '/api/wide/aggregate?metrics=sum:amount,avg:amount&group_by=grp&sort=-avg:amount',
+        );
+        expect(sorted.body.data.map((group: Row) => (group.group as Row).grp)).toEqual([
+          'one',
+          'many',
+          'mid',
+          'small',
+        ]);
+      });
+
+    it('adds a double declared decimal in exact cents, and refuses cents past what the engine adds exactly', async () => {
+      const fine = await get('/api/floats/aggregate?metrics=sum:amount,avg:amount&filter[grp]=fine');
+      expect(fine.status, JSON.stringify(fine.body)).toBe(200);
+      expect(fine.body.data).toEqual([{ group: {}, 'sum:amount': '0.30', 'avg:amount': '0.150000' }]);
+      const huge = await get('/api/floats/aggregate?metrics=sum:amount&filter[grp]=huge');
+      if (dialect === 'postgres') {
+        // numeric holds 10^72 cents: the double's digits as PostgreSQL converts it.
+        const [row] = await rows(
+          "select round(sum(amount)::numeric, 2)::text as s from floats where grp = 'huge'",
+        );
+        expect(huge.status).toBe(200);
+        expect(huge.body.data).toEqual([{ group: {}, 'sum:amount': row?.s }]);
+        expect(row?.s).toBe(`1${'0'.repeat(70)}.00`);
+      } else {
+        // SQLite's integers stop at 2^63, MariaDB's DECIMAL at 65 digits: refused, not capped.
+        expect(huge.status, JSON.stringify(huge.body)).toBe(422);
+        expect(Object.keys(huge.body.errors)).toEqual(['metrics']);
+      }
+      if (dialect === 'mysql') {
+        // The test of 65 digits is made only where the catalog does not name the column a DECIMAL.
+        const guarded = (table: string) =>
+          statements.some(
+            (statement) => statement.sql.includes(`\`${table}\``) && statement.sql.includes('9'.repeat(65)),
+          );
+        await get('/api/wide/aggregate?metrics=sum:amount');
+        expect(guarded('floats')).toBe(true);
+        expect(guarded('wide')).toBe(false);
+      }
+    });
+
+    it('answers min and max of the widest values as the list answers those records', async () => {
+      const response = await get('/api/wide/aggregate?metrics=count,min:amount,max:amount');
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      const list = await get('/api/wide?sort=amount&per_page=20');
+      expect(list.status).toBe(200);
+      const amounts = (list.body.data as Row[]).map((record) => record.amount);
+      expect(response.body.data).toEqual([
+        { group: {}, count: wideRows.length, 'min:amount': amounts[0], 'max:amount': amounts.at(-1) },
+      ]);
+      expect(amounts.at(-1)).toBe(Number('1234567890123456789.01'));
+    });
   });
 }

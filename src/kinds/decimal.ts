@@ -42,6 +42,9 @@ export const decimal: Kind = {
   table: 'number',
   input: 'number',
   options: ['precision', 'scale'],
+  // The type's name: a sum's units of a MariaDB DECIMAL always fit its 65 digits, a DOUBLE's may not
+  // (the dialect's `scaledUnits` tests those).
+  fromCatalog: (type) => ({ catalogType: type }),
   serves: { postgres: pgNumbers, mysql: myNumbers },
   declaredFor: { postgres: ['float4', 'float8'], mysql: ['float', 'double'] },
 };

@@ -48,7 +48,8 @@ export interface KindColumn {
   /**
    * The column's type as the catalog names it, where a kind asks for it (`Kind.fromCatalog`) and the
    * catalog was read: what a PostgreSQL array's bound members are cast to (`_int4`, `_mood`), the
-   * engine type that holds fewer values than the kind (MariaDB's YEAR under `integer`).
+   * engine type that holds fewer values than the kind (MariaDB's YEAR under `integer`), whether a
+   * `decimal` is a DECIMAL (MariaDB's sums check the units of others, `SqlDialect.scaledUnits`).
    */
   readonly catalogType?: CatalogType;
 }

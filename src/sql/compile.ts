@@ -512,12 +512,16 @@ export class ListCompiler {
           ? order
             ? order.value(sql`max(${order.key(ref)})`)
             : sql`max(${ref})`
-          : sql`sum(${column.type === 'decimal' ? this.dialect.scaledUnits(ref, column.scale ?? 0) : ref})`;
+          : sql`sum(${column.type === 'decimal' ? this.dialect.scaledUnits(ref, column) : ref})`;
     return raw ? value : this.selectedMetric(metric, value);
   }
 
-  /** A computed metric in the form lists select its column's kind in. */
+  /**
+   * A computed metric in the form it is read in: a MIN or MAX as lists select its column's kind, a sum
+   * (an average's too) as a whole number the driver reads exactly (`SqlDialect.exactWhole`).
+   */
   private selectedMetric(metric: MetricTerm, value: RawBuilder<unknown>) {
+    if (metric.fn === 'sum' || metric.fn === 'avg') return this.dialect.exactWhole?.(value) ?? value;
     const column = metric.column as GroupTerm['column'];
     return this.dialect.kinds[column.type]?.select?.(value, column) ?? value;
   }

@@ -487,11 +487,20 @@ export interface SqlDialect {
   /** What this engine does differently for a column kind (src/kinds/ holds what every engine shares). */
   readonly kinds: Partial<Record<ColumnType, KindSql>>;
   /**
-   * A decimal as a whole number of units of its scale (`round(x * 100)` as a 64-bit integer): what an
-   * exact sum adds up, since SQLite holds decimals as doubles and the engines' own decimal sums and
-   * averages round differently. Each engine names its integer cast its own way.
+   * A decimal as a whole number of units of its declared scale (`round(x * 100)`): what an exact sum
+   * adds up, since SQLite holds decimals as doubles and the engines' own decimal sums and averages
+   * round differently. Exact where the engine's arithmetic is (PostgreSQL's numeric, MariaDB's DECIMAL
+   * to 65 digits); where it is not (SQLite's 64-bit integers, MariaDB's DECIMAL past 65 digits) a value
+   * past it fails the statement with a refusal `out-of-range`, as SQLite's SUM does past 2^63: never a
+   * capped figure.
    */
-  scaledUnits(value: Expression<unknown>, scale: number): RawBuilder<unknown>;
+  scaledUnits(value: Expression<unknown>, declared: KindColumn): RawBuilder<unknown>;
+  /**
+   * A whole number the statement computes (a sum), selected so that the driver reads it exactly;
+   * absent where it already does (a numeric or a DECIMAL read as text, a bigint as a number only
+   * while it is exact).
+   */
+  exactWhole?(value: Expression<unknown>): RawBuilder<unknown>;
 }
 
 /** A kind's order as an engine must be told it (`KindSql.order`). */

@@ -464,7 +464,8 @@ export const postgres: SqlDialect = {
   bindBoolean: (value) => value,
   bindDatetime: (iso) => iso,
   nativeDatetimeIsText: false,
-  scaledUnits: (value, scale) => sql`cast(round(${value} * ${sql.lit(10 ** scale)}) as bigint)`,
+  // numeric: exact at any size (a bigint stopped at 2^63 units; its sum is as fast).
+  scaledUnits: (value, { scale = 0 }) => sql`cast(round(${value} * ${sql.lit(10 ** scale)}) as numeric)`,
   kinds: {
     // money prints in the session's currency format (`$1,234.50`); numeric is the number.
     money: { select: (column) => sql`${column}::numeric` },

@@ -244,7 +244,16 @@ export const sqlite: SqlDialect = {
   bindBoolean: (value) => (value ? 1 : 0),
   bindDatetime: (iso) => spaceText(iso),
   nativeDatetimeIsText: true,
-  scaledUnits: (value, scale) => sql`cast(round(${value} * ${sql.lit(10 ** scale)}) as integer)`,
+  // CAST to integer saturates at ±2^63 without a word: a value past it fails as SUM's overflow does
+  // ('integer overflow'), by abs() of the smallest integer (written with the value's own test, so that
+  // it is no constant SQLite could evaluate once for the statement, whatever the rows).
+  scaledUnits: (value, { scale = 0 }) => {
+    const scaled = sql`round(${value} * ${sql.lit(10 ** scale)})`;
+    const past = sql`abs(${scaled}) >= 9223372036854775808.0`;
+    return sql`case when ${past} then abs(-9223372036854775807 - (${past})) else cast(${scaled} as integer) end`;
+  },
+  // better-sqlite3 reads an integer as a double (past 2^53 rounded); as text it stays exact.
+  exactWhole: (value) => sql`cast(${value} as text)`,
   kinds: {
     // better-sqlite3 reads an integer as a double (past 2^53 rounded); as text it stays exact.
     bigint: { select: (column) => sql`cast(${column} as text)` },
