@@ -10,7 +10,8 @@ import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
  * Aggregates through HTTP held to SQL written here by hand for each engine (not the service's
  * compiler): the order of `sort=avg:<column>` against the averages as answered, rounded, with ties
  * between groups answered alike broken by the group keys, and NULL averages of groups without a value
- * and of empty buckets; sums and averages of a decimal(30, 2) past 2^63 units of its scale.
+ * and of empty buckets; sums and averages of a decimal(30, 2) past 2^63 units of its scale; and what a
+ * parameter given twice means.
  */
 
 /** Declared out of alphabetical order: PostgreSQL and MariaDB order the enum by it, SQLite's text alphabetically. */
@@ -443,6 +444,48 @@ for (const dialect of dialects) {
         { group: {}, count: wideRows.length, 'min:amount': amounts[0], 'max:amount': amounts.at(-1) },
       ]);
       expect(amounts.at(-1)).toBe(Number('1234567890123456789.01'));
+    });
+
+    it('reads a list parameter given twice (or as an array) as one list, and refuses any other parameter given twice', async () => {
+      const same: [string, string][] = [
+        ['metrics=count&metrics=sum:amount', 'metrics=count,sum:amount'],
+        ['metrics[]=count&metrics[]=sum:amount', 'metrics=count,sum:amount'],
+        ['metrics[0]=sum:amount&metrics[1]=count', 'metrics=sum:amount,count'],
+        ['metrics=count&group_by=region&group_by=label', 'metrics=count&group_by=region,label'],
+        [
+          'metrics=count,avg:qty&group_by=region&sort=-avg:qty&sort=-region',
+          'metrics=count,avg:qty&group_by=region&sort=-avg:qty,-region',
+        ],
+      ];
+      for (const [repeated, listed] of same) {
+        const once = await get(`/api/ledger/aggregate?${listed}`);
+        expect(once.status, listed).toBe(200);
+        const twice = await get(`/api/ledger/aggregate?${repeated}`);
+        expect(twice.status, repeated).toBe(200);
+        expect(twice.body, repeated).toEqual(once.body);
+      }
+      const bucket = 'metrics=count&group_by=booked_on:month';
+      const refused: [string, string][] = [
+        [`${bucket}&from=2024-01-01&to=2024-08-01&tz=UTC&tz=UTC`, 'tz'],
+        [`${bucket}&from=2024-01-01&from=2024-02-01&to=2024-08-01`, 'from'],
+        [`${bucket}&from=2024-01-01&to=2024-08-01&to=2024-09-01`, 'to'],
+        ['metrics=count&group_by=region&limit=2&limit=3', 'limit'],
+        ['metrics=count&group_by=region&having[count][gt]=1&having[count][gt]=2', 'having.count'],
+      ];
+      for (const [query, key] of refused) {
+        const response = await get(`/api/ledger/aggregate?${query}`);
+        expect(response.status, query).toBe(422);
+        expect(Object.keys(response.body.errors), query).toEqual([key]);
+      }
+      // The OpenAPI document says the same.
+      const document = await get('/api/openapi.json');
+      const description = document.body.paths['/api/ledger/aggregate'].get.description as string;
+      expect(description).toContain(
+        'metrics, group_by and sort are lists: given twice (metrics=count&metrics=sum:x) or in an array form',
+      );
+      expect(description).toContain(
+        'any other parameter given twice (tz, from, to, limit, search, one having[<metric>][<op>]) is a 422 keyed by it',
+      );
     });
   });
 }

@@ -555,7 +555,7 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
         ...about(`Aggregate ${resource.name}`),
         operationId: `aggregate${base}`,
         description:
-          'Metrics over the rows the list would show (its filters, search, scopes and access rule), grouped. Buckets are computed in tz and need from and to; empty buckets are answered with count 0. Parameters that page or shape records (page, per_page, cursor, include, fields, all) are a 422 keyed by the parameter.',
+          'Metrics over the rows the list would show (its filters, search, scopes and access rule), grouped. Buckets are computed in tz and need from and to; empty buckets are answered with count 0. Parameters that page or shape records (page, per_page, cursor, include, fields, all) are a 422 keyed by the parameter. metrics, group_by and sort are lists: given twice (metrics=count&metrics=sum:x) or in an array form (metrics[]=count&metrics[]=sum:x) each reads as its comma-separated list, in the order given; any other parameter given twice (tz, from, to, limit, search, one having[<metric>][<op>]) is a 422 keyed by it (having.<metric>).',
         parameters: [
           ...(document.table.filters.length > 0 ? [filterParam] : []),
           ...(endpoint.searchTargets.length > 0
