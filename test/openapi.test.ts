@@ -270,8 +270,6 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
     });
     expect(param('all')).toBeDefined();
     expect(param('search')).toBeDefined();
-    // posts has no search and no all=true: not documented.
-    const postParams = operation('/api/posts', 'get').parameters as Json[];
     // A sparse fieldset per owner, named as the URL writes it: a list of that owner's allowed fields.
     expect(param('fields[users]')).toMatchObject({ in: 'query', style: 'form', explode: false });
     expect(param('fields[users]').schema).toMatchObject({ type: 'array', minItems: 1 });
@@ -281,6 +279,8 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
       'Only with include=department (or an include below it) in the same request, else a 422 keyed fields.department.',
     );
     expect(param('fields')).toBeUndefined();
+    // posts has no search and no all=true: not documented.
+    const postParams = operation('/api/posts', 'get').parameters as Json[];
     expect(postParams.map((candidate) => candidate.name)).not.toContain('search');
     expect(postParams.map((candidate) => candidate.name)).not.toContain('all');
   });
@@ -527,11 +527,29 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
     const params = Object.fromEntries(
       (list.parameters as Json[]).map((parameter) => [parameter.name as string, parameter]),
     );
-    for (const name of ['include_filter', 'include_sort', 'include_limit'])
-      expect(params[name], name).toMatchObject({ in: 'query', style: 'deepObject' });
-    const limit = props((params.include_limit as Json).schema as Json);
-    expect(Object.keys(limit)).toEqual(['posts']);
-    expect(limit.posts).toMatchObject({ type: 'integer', minimum: 1, maximum: 10 });
+    // One parameter per constrainable include, named as the URL writes it.
+    expect(Object.keys(params).filter((name) => name.startsWith('include_'))).toEqual([
+      'include_filter[posts]',
+      'include_sort[posts]',
+      'include_limit[posts]',
+    ]);
+    expect(params['include_filter[posts]']).toMatchObject({
+      in: 'query',
+      style: 'deepObject',
+      schema: { $ref: '#/components/schemas/UsersPostsIncludeFilter' },
+    });
+    expect(params['include_sort[posts]']).toMatchObject({ style: 'form', explode: false });
+    expect(((params['include_sort[posts]'] as Json).schema as Json).items).toEqual({
+      enum: ['created_at', '-created_at', 'score', '-score'],
+    });
+    expect((params['include_limit[posts]'] as Json).schema).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 10,
+    });
+    expect((params['include_limit[posts]'] as Json).description).toContain(
+      'Only with include=posts in the same request, else a 422 keyed include_limit.posts.',
+    );
     expect(props(schemaOf(document, 'UsersPostsIncludeFilter'))).toHaveProperty('score');
     expect(check.schemaErrors('UsersPostsIncludeFilter', { status: 'draft', score: { gte: 2 } })).toEqual([]);
     expect(check.schemaErrors('UsersPostsIncludeFilter', { title: 'x' })).not.toEqual([]);

@@ -1,4 +1,4 @@
-import type { CompiledEndpoint, CompiledIncludeConstraint } from '../plan/endpoint.js';
+import type { CompiledEndpoint } from '../plan/endpoint.js';
 import type { Action, OpenApiOptions } from '../resource/policy.js';
 import { buildSchemaDocument } from '../schema/document.js';
 import type { SchemaDocument } from '../schema/types.js';
@@ -293,52 +293,37 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
       };
     });
     const constrainable = [...endpoint.includeConstraints.values()];
-    const perInclude = (
-      name: string,
-      description: string,
-      member: (c: CompiledIncludeConstraint) => JsonSchema,
-    ) => ({
-      name,
-      in: 'query',
-      style: 'deepObject',
-      explode: true,
-      description,
-      schema: {
-        type: 'object',
-        properties: Object.fromEntries(constrainable.map((c) => [c.path, member(c)])),
-        additionalProperties: false,
+    const needsInclude = (param: string, path: string) =>
+      `Only with include=${path} in the same request, else a 422 keyed ${param}.${path}.`;
+    const includeParams = constrainable.flatMap((c) => [
+      {
+        name: `include_filter[${c.path}]`,
+        in: 'query',
+        style: 'deepObject',
+        explode: true,
+        description: `Filters of the included ${c.path}, as filter takes them: include_filter[${c.path}][<name>]=<value> or include_filter[${c.path}][<name>][<operator>]=<value>. ${needsInclude('include_filter', c.path)} Another name is a 422 keyed include_filter.${c.path}.<name>.`,
+        schema: ref('schemas', includeFilters.get(c.path) as string),
       },
-    });
-    const includeParams =
-      constrainable.length === 0
-        ? []
-        : [
-            perInclude(
-              'include_filter',
-              "Filters of an included relation's records, as filter takes them: include_filter[<include>][<name>]=<value> or include_filter[<include>][<name>][<operator>]=<value> (include it too). Another name is a 422 keyed include_filter.<include>.<name>.",
-              (c) => ref('schemas', includeFilters.get(c.path) as string),
-            ),
-            perInclude(
-              'include_sort',
-              "Order of an included relation's records: include_sort[<include>]=-column,column; the key last, in the last term's direction. Another column is a 422 keyed include_sort.<include>.",
-              (c) => ({
-                type: 'string',
-                description: `Comma-separated, of: ${[...c.allowedSorts].join(', ') || 'none'}; - for descending.`,
-              }),
-            ),
-            perInclude(
-              'include_limit',
-              "At most this many of an included relation's records per record; each record then carries <relation>_total, the number its filter matches. Past the largest is a 422 keyed include_limit.<include>.",
-              (c) => ({
-                type: 'integer',
-                minimum: 1,
-                maximum: c.largestLimit,
-                ...(c.maxLimit !== undefined && {
-                  description: `Absent: ${c.maxLimit} (maxLimit), with <relation>_total.`,
-                }),
-              }),
-            ),
-          ];
+      {
+        name: `include_sort[${c.path}]`,
+        in: 'query',
+        style: 'form',
+        explode: false,
+        description: `Order of the included ${c.path}: -column for descending; the key last, in the last term's direction. ${needsInclude('include_sort', c.path)}`,
+        schema: {
+          type: 'array',
+          items: { enum: [...c.allowedSorts].flatMap((column) => [column, `-${column}`]) },
+          minItems: 1,
+          uniqueItems: true,
+        },
+      },
+      {
+        name: `include_limit[${c.path}]`,
+        in: 'query',
+        description: `At most this many of the included ${c.path} per record; each record then carries ${c.path.split('.').at(-1)}_total, the number its filter matches.${c.maxLimit !== undefined ? ` Absent: ${c.maxLimit} (maxLimit).` : ''} ${needsInclude('include_limit', c.path)}`,
+        schema: { type: 'integer', minimum: 1, maximum: c.largestLimit },
+      },
+    ]);
     const shapeParams = [
       ...fieldsParams,
       ...(include.length > 0 ? [csv('include', include, 'Relations to load into each record.')] : []),
