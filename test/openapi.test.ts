@@ -279,6 +279,22 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
       'Only with include=department (or an include below it) in the same request, else a 422 keyed fields.department.',
     );
     expect(param('fields')).toBeUndefined();
+    // The query in a body is the GET's query string: its names, then whatever GET takes.
+    const body = ((operation('/api/users/query', 'post').requestBody as Json).content as Json)[
+      'application/json'
+    ] as Json;
+    const queryString = props(body.schema as Json).query as Json;
+    expect(queryString.description).toContain('The query string of GET /api/users,');
+    const pattern = new RegExp(String(queryString.pattern));
+    for (const accepted of [
+      '',
+      'filter[score][gte]=80&sort=-score',
+      '?fields[users]=id,name&include=roles&',
+      'filter%5Bname%5D=x',
+    ])
+      expect(pattern.test(accepted), accepted).toBe(true);
+    for (const refused of ['nope=1', 'filter[name]=x&foo=1', 'filterx=1'])
+      expect(pattern.test(refused), refused).toBe(false);
     // posts has no search and no all=true: not documented.
     const postParams = operation('/api/posts', 'get').parameters as Json[];
     expect(postParams.map((candidate) => candidate.name)).not.toContain('search');

@@ -395,69 +395,70 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
               },
             }
           : ok;
+      const listParameters: JsonSchema[] = [
+        ...(document.table.filters.length > 0 ? [filterParam] : []),
+        ...shapeParams,
+        ...(sort.length > 0
+          ? [
+              csv(
+                'sort',
+                sort,
+                'Order: a name ascending, -name descending; names are columns, columns of to-one relations (department.name) and relation counts (posts_count).',
+              ),
+            ]
+          : []),
+        ...(endpoint.searchTargets.length > 0
+          ? [
+              page(
+                'search',
+                { type: 'string', maxLength: 200 },
+                'Records where any searchable column contains this text.',
+              ),
+            ]
+          : []),
+        page(
+          'page',
+          { type: 'integer', minimum: 1 },
+          `Page number (length-aware and simple pagination; not with pagination=cursor${withAll}).`,
+        ),
+        page(
+          'per_page',
+          { type: 'integer', minimum: 1, maximum: endpoint.perPage.max, default: endpoint.perPage.default },
+          `Records per page.${allowAll ? ` With all=true only its default (${endpoint.perPage.default}), which changes nothing; any other value is a 422.` : ''}`,
+        ),
+        page(
+          'pagination',
+          { enum: ['simple', 'cursor'] },
+          `The envelope: absent for length-aware (with total), simple (no total), cursor (keyset)${withAll}.`,
+        ),
+        page(
+          'cursor',
+          { type: 'string' },
+          `With pagination=cursor: next_cursor or prev_cursor of a page${withAll}.`,
+        ),
+        ...(allowAll
+          ? [
+              page(
+                'all',
+                { type: 'boolean' },
+                `Every matching record as a plain array${endpoint.allowAll === 'unlimited' ? '' : ` (at most ${endpoint.allowAll}, else 422)`}. Not combined with page, pagination, cursor, or per_page other than its default (422 keyed by that parameter).`,
+              ),
+            ]
+          : []),
+        ...(exportsOffered
+          ? [
+              page(
+                'format',
+                { enum: ['csv', 'ndjson'] },
+                `An export: every matching record (${endpoint.allowExport === 'unlimited' ? 'streamed' : `at most ${endpoint.allowExport}, else 422 keyed format`}) as CSV or NDJSON, a download. Wins over Accept (text/csv, application/x-ndjson). Not combined with page, per_page, pagination or cursor (422 keyed by that parameter); another value is a 422 keyed format.`,
+              ),
+            ]
+          : []),
+      ];
       operation(listPath, 'get', {
         ...about(`List ${resource.name}`),
         operationId: `list${base}`,
-        parameters: [
-          ...(document.table.filters.length > 0 ? [filterParam] : []),
-          ...shapeParams,
-          ...(sort.length > 0
-            ? [
-                csv(
-                  'sort',
-                  sort,
-                  'Order: a name ascending, -name descending; names are columns, columns of to-one relations (department.name) and relation counts (posts_count).',
-                ),
-              ]
-            : []),
-          ...(endpoint.searchTargets.length > 0
-            ? [
-                page(
-                  'search',
-                  { type: 'string', maxLength: 200 },
-                  'Records where any searchable column contains this text.',
-                ),
-              ]
-            : []),
-          page(
-            'page',
-            { type: 'integer', minimum: 1 },
-            `Page number (length-aware and simple pagination; not with pagination=cursor${withAll}).`,
-          ),
-          page(
-            'per_page',
-            { type: 'integer', minimum: 1, maximum: endpoint.perPage.max, default: endpoint.perPage.default },
-            `Records per page.${allowAll ? ` With all=true only its default (${endpoint.perPage.default}), which changes nothing; any other value is a 422.` : ''}`,
-          ),
-          page(
-            'pagination',
-            { enum: ['simple', 'cursor'] },
-            `The envelope: absent for length-aware (with total), simple (no total), cursor (keyset)${withAll}.`,
-          ),
-          page(
-            'cursor',
-            { type: 'string' },
-            `With pagination=cursor: next_cursor or prev_cursor of a page${withAll}.`,
-          ),
-          ...(allowAll
-            ? [
-                page(
-                  'all',
-                  { type: 'boolean' },
-                  `Every matching record as a plain array${endpoint.allowAll === 'unlimited' ? '' : ` (at most ${endpoint.allowAll}, else 422)`}. Not combined with page, pagination, cursor, or per_page other than its default (422 keyed by that parameter).`,
-                ),
-              ]
-            : []),
-          ...(exportsOffered
-            ? [
-                page(
-                  'format',
-                  { enum: ['csv', 'ndjson'] },
-                  `An export: every matching record (${endpoint.allowExport === 'unlimited' ? 'streamed' : `at most ${endpoint.allowExport}, else 422 keyed format`}) as CSV or NDJSON, a download. Wins over Accept (text/csv, application/x-ndjson). Not combined with page, per_page, pagination or cursor (422 keyed by that parameter); another value is a 422 keyed format.`,
-                ),
-              ]
-            : []),
-        ],
+        parameters: listParameters,
         responses: {
           '200': exported({
             description:
@@ -467,15 +468,14 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
           ...errors('list', 400, 422),
         },
       });
+      const queryString = queryStringSchema(
+        listParameters,
+        endpoint.limits.maxQueryLength,
+        `GET ${listPath}`,
+      );
       const queryBody = {
         type: 'object',
-        properties: {
-          query: {
-            type: 'string',
-            maxLength: endpoint.limits.maxQueryLength,
-            description: 'The query string, as it would follow "?" in the URL.',
-          },
-        },
+        properties: { query: queryString },
         required: ['query'],
         additionalProperties: false,
       };
@@ -488,9 +488,7 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
         requestBody: {
           required: true,
           content: {
-            'application/x-www-form-urlencoded': {
-              schema: { type: 'string', maxLength: endpoint.limits.maxQueryLength },
-            },
+            'application/x-www-form-urlencoded': { schema: queryString },
             'application/json': { schema: queryBody },
           },
         },
@@ -829,4 +827,24 @@ function exampleFilter(document: SchemaDocument): Record<string, unknown> | unde
     return { [filter.name]: op === 'eq' ? sample : { [op]: sample } };
   }
   return undefined;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The query string of an operation sent in a body (`POST <list>/query`, `QUERY <list>`,
+ * `POST <list>/aggregate/query`): `name=value` pairs joined by `&`, each name one of the operation's
+ * query parameters (with its `[…]` keys), written and checked as there.
+ */
+function queryStringSchema(parameters: readonly JsonSchema[], maxLength: number, of: string): JsonSchema {
+  const names = [
+    ...new Set(parameters.filter((p) => p.in === 'query').map((p) => String(p.name).replace(/\[.*$/, ''))),
+  ];
+  const pair = `(?:${names.map(escapeRegExp).join('|')})(?:(?:\\[|%5[Bb])[^=&]*)?(?:=[^&]*)?`;
+  return {
+    type: 'string',
+    maxLength,
+    pattern: `^\\??(?:${pair})?(?:&(?:${pair})?)*$`,
+    description: `The query string of ${of}, as it would follow "?" in the URL: its parameters (${names.join(', ')}), each written and read as that operation documents it. A name it does not take, or a value or combination it refuses, is answered as it answers it: a 422 keyed by that parameter.`,
+  };
 }
