@@ -23,6 +23,20 @@ export function decimalRange(column: Pick<KindColumn, 'precision' | 'scale'>): {
   return { min: -Number(text), max: Number(text), text };
 }
 
+/**
+ * A decimal of a `numeric(precision, scale)` column written exactly, as text: at most
+ * `precision - scale` digits before the point (no leading zero), at most `scale` after it — the
+ * column's range and scale, which a JSON number cannot carry exactly (0.07 is no multiple of 0.01 in
+ * binary floating point). Undefined without a declared precision or with no scale.
+ */
+export function decimalTextPattern(column: Pick<KindColumn, 'precision' | 'scale'>): string | undefined {
+  const { precision, scale = 0 } = column;
+  if (precision === undefined || scale === 0) return undefined;
+  const whole = precision - scale;
+  const integer = whole <= 0 ? '0' : whole === 1 ? '[0-9]' : `(0|[1-9][0-9]{0,${whole - 1}})`;
+  return `^-?${integer}(\\.[0-9]{1,${scale}})?$`;
+}
+
 /** A decimal as a client writes it in a query string. */
 export function coerceDecimal(text: string) {
   const value = Number(text);

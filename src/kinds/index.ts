@@ -53,7 +53,7 @@ export function kindOf(type: ColumnType): Kind {
 export { type ArrayElement, arrayElements } from './array.js';
 export { coerceBoolean } from './boolean.js';
 export { coerceDate, coerceDatetime, coerceYear, DATE_PATTERN, nextDay } from './calendar.js';
-export { DECIMAL_LIMIT, decimalPattern, decimalRange } from './decimal.js';
+export { DECIMAL_LIMIT, decimalPattern, decimalRange, decimalTextPattern } from './decimal.js';
 export { integerRange } from './integer.js';
 export { type JsonReading, jsonReading } from './json.js';
 export type {

@@ -1,4 +1,11 @@
-import { DATE_PATTERN, DECIMAL_LIMIT, decimalRange, integerRange, kinds } from '../kinds/index.js';
+import {
+  DATE_PATTERN,
+  DECIMAL_LIMIT,
+  decimalRange,
+  decimalTextPattern,
+  integerRange,
+  kinds,
+} from '../kinds/index.js';
 import {
   type CompiledAggregates,
   type GroupTerm,
@@ -252,13 +259,22 @@ function numberInput(column: ResolvedColumn | undefined): { schema: JsonSchema; 
   const { min, max } = decimalRange(column);
   if (column.precision === undefined) return { schema: { type: 'number', minimum: min, maximum: max } };
   const scale = column.scale ?? 0;
-  // A JSON Schema `multipleOf: 0.01` fails on binary fractions in most validators: the scale is said.
-  return scale === 0
-    ? { schema: { type: 'integer', minimum: min, maximum: max } }
-    : {
-        schema: { type: 'number', minimum: min, maximum: max },
-        note: `At most ${scale} decimal place${scale === 1 ? '' : 's'}.`,
-      };
+  const exact = decimalTextPattern(column);
+  if (scale === 0 || !exact) return { schema: { type: 'integer', minimum: min, maximum: max } };
+  // The scale of a JSON number has no form validators agree on: `multipleOf: 0.01` fails on binary
+  // fractions (0.07 / 0.01 is 7.000000000000001 to ajv and to Python's jsonschema alike). So the
+  // document gives the two forms they check exactly — the decimal as text, and a whole number — and
+  // says the third the service also takes, a JSON number of at most `scale` decimals.
+  const places = `${scale} decimal place${scale === 1 ? '' : 's'}`;
+  return {
+    schema: {
+      anyOf: [
+        { type: 'string', pattern: exact },
+        { type: 'integer', minimum: Math.ceil(min), maximum: Math.floor(max) },
+      ],
+    },
+    note: `A decimal from ${min} to ${max} with at most ${places}: exactly as text ("12.50"), or a whole number. A JSON number with at most ${places} (12.5) is taken too; it is not in the schema because validators cannot count its decimals exactly.`,
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes, type ScryptOptions, scrypt } from 'node:crypto';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import type { ErrorBag } from '../errors/error-bag.js';
-import { coerceDate, decimalRange, kinds, type Scalar } from '../kinds/index.js';
+import { coerceDate, decimalRange, decimalTextPattern, kinds, type Scalar } from '../kinds/index.js';
 import { coerceForColumn } from '../plan/values.js';
 import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
@@ -208,6 +208,13 @@ function checkValue(
       return date.ok ? { value: date.value } : `The ${label} field must be ${date.expected}.`;
     }
     case 'number': {
+      // A decimal with a scale is also taken as its exact text ("1234.50"), bound as written.
+      const exact = column.type === 'decimal' ? decimalTextPattern(column) : undefined;
+      if (exact && typeof value === 'string') {
+        if (new RegExp(exact).test(value)) return { value };
+        const { text } = decimalRange(column);
+        return `The ${label} field must be a decimal between -${text} and ${text} with at most ${column.scale} decimal place${column.scale === 1 ? '' : 's'}, as a number or as text ("12.50").`;
+      }
       if (typeof value !== 'number' || !Number.isFinite(value)) return `The ${label} field must be a number.`;
       if (column.type === 'decimal') {
         const problem = decimalProblem(column, value);
