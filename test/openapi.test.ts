@@ -279,6 +279,10 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
       'Only with include=department (or an include below it) in the same request, else a 422 keyed fields.department.',
     );
     expect(param('fields')).toBeUndefined();
+    // A datetime filter's value: a date or an RFC 3339 date-time, with the years every engine stores.
+    expect(alternative(filter.created_at, 0)).toMatchObject({
+      anyOf: [{ format: 'date' }, { format: 'date-time' }],
+    });
     // The query in a body is the GET's query string: its names, then whatever GET takes.
     const body = ((operation('/api/users/query', 'post').requestBody as Json).content as Json)[
       'application/json'

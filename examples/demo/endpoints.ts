@@ -18,11 +18,15 @@ export const endpoints = [
       'trashed',
       // `filter[email_domain]=example.com`. The character check also keeps LIKE wildcards out of the
       // pattern; lower() on both sides makes the match case-insensitive on every engine.
-      Filter.custom('email_domain', ({ eb, column, value }) => {
-        if (typeof value !== 'string' || !/^[a-z0-9.-]+$/i.test(value))
-          throw new FilterValueError('The email_domain filter takes one domain name, such as example.com.');
-        return eb(eb.fn('lower', [column('email')]), 'like', `%@${value.toLowerCase()}`);
-      }),
+      Filter.custom(
+        'email_domain',
+        ({ eb, column, value }) => {
+          if (typeof value !== 'string' || !/^[a-z0-9.-]+$/i.test(value))
+            throw new FilterValueError('The email_domain filter takes one domain name, such as example.com.');
+          return eb(eb.fn('lower', [column('email')]), 'like', `%@${value.toLowerCase()}`);
+        },
+        { schema: { type: 'string', pattern: '^[A-Za-z0-9.-]+$' } },
+      ),
     ],
     allowedIncludes: ['roles.permissions', 'department', 'profile', 'posts.comments'],
     // `include=posts&include_sort[posts]=-created_at&include_limit[posts]=3`: each user's 3 newest posts.

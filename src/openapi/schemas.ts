@@ -151,7 +151,7 @@ function numberBounds(column: ResolvedColumn | undefined, kind: 'integer' | 'dec
 function filterValueSchema(filter: SchemaFilter, column: ResolvedColumn | undefined): JsonSchema {
   const kind = filter.value as TargetKind | 'custom';
   if (kind === 'json-path') return { type: ['string', 'number', 'boolean'] };
-  if (kind === 'datetime') return { type: 'string', description: 'YYYY-MM-DD or an ISO 8601 date-time.' };
+  if (kind === 'datetime') return datetimeValue;
   if (kind === 'custom') return {};
   if (kind === 'date') return dateSchema;
   // A collection's filters (has_all, has_any) take its members (a JSON column's: its array's).
@@ -172,6 +172,24 @@ const dateSchema: JsonSchema = {
   pattern: DATE_PATTERN,
   description: 'YYYY-MM-DD, years 1000 to 9999.',
 };
+/**
+ * An instant as a filter takes it (src/kinds/calendar.ts `coerceDatetime`): a date, or a date-time
+ * (RFC 3339: seconds and Z or an offset; the service also takes shorter forms, which the document
+ * leaves out), years 1000 to 9999.
+ */
+const datetimeValue: JsonSchema = {
+  anyOf: [
+    dateSchema,
+    {
+      type: 'string',
+      format: 'date-time',
+      pattern:
+        '^[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$',
+    },
+  ],
+  description: 'YYYY-MM-DD (midnight UTC), or an ISO 8601 date-time with Z or an offset; years 1000 to 9999.',
+};
+
 const pair = (item: JsonSchema): JsonSchema => ({
   type: 'array',
   prefixItems: [item, item],
@@ -222,7 +240,10 @@ export function filterSchema(endpoint: FilterScope, filters: readonly SchemaFilt
     const value = filterValueSchema(filter, columnAt(endpoint.resource, filter.name));
     let schema: JsonSchema;
     if (filter.value === 'custom')
-      schema = { description: 'A custom filter: its value as the filter reads it.' };
+      schema = {
+        ...endpoint.customSchemas.get(filter.name),
+        description: 'A custom filter: its value as the filter reads it.',
+      };
     else if (filter.value === 'boolean' && filter.operators.length === 1) schema = { type: 'boolean' };
     else {
       const ops: Record<string, JsonSchema> = {};

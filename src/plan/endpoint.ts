@@ -30,6 +30,8 @@ export interface FilterScope {
   /** `<owner>.*` entries, by owner (a relation path, or a JSON column path). */
   readonly wildcardOwners: ReadonlySet<string>;
   readonly customFilters: ReadonlyMap<string, CustomFilterCallback>;
+  /** The JSON Schema a custom filter declares of its values (`Filter.custom`'s `schema`), by name. */
+  readonly customSchemas: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
   /** The allowed filter names as configured, for error messages. */
   readonly allowedFilterNames: readonly string[];
 }
@@ -413,18 +415,23 @@ function compileTimeout(ms: number | undefined, where: string): number {
 /** An `allowedFilters` list, checked against `resource`'s definitions. */
 function compileFilterWhitelist(
   resource: ResolvedResource,
-  entries: readonly (string | { name: string; callback: CustomFilterCallback })[],
+  entries: readonly (
+    | string
+    | { name: string; callback: CustomFilterCallback; schema?: Readonly<Record<string, unknown>> }
+  )[],
   where: string,
   setting: string,
 ): Omit<FilterScope, 'resource' | 'limits'> {
   const exactFilters = new Set<string>();
   const wildcardOwners = new Set<string>();
   const customFilters = new Map<string, CustomFilterCallback>();
+  const customSchemas = new Map<string, Readonly<Record<string, unknown>>>();
   let allColumns = false;
   const allowedFilterNames: string[] = [];
   for (const entry of entries) {
     if (typeof entry !== 'string') {
       customFilters.set(entry.name, entry.callback);
+      if (entry.schema) customSchemas.set(entry.name, entry.schema);
       allowedFilterNames.push(entry.name);
       continue;
     }
@@ -446,7 +453,7 @@ function compileFilterWhitelist(
       exactFilters.add(entry);
     }
   }
-  return { exactFilters, allColumns, wildcardOwners, customFilters, allowedFilterNames };
+  return { exactFilters, allColumns, wildcardOwners, customFilters, customSchemas, allowedFilterNames };
 }
 
 /** A visible column of `resource` a sort can order by. */

@@ -13,12 +13,21 @@ export interface CustomFilter<Ctx = unknown> {
   readonly kind: 'custom';
   readonly name: string;
   readonly callback: CustomFilterCallback<Ctx>;
+  /**
+   * The JSON Schema of the values the callback takes, for the OpenAPI document (the callback still
+   * checks them: a value it refuses is a 422). Without it the document says any value.
+   */
+  readonly schema?: Readonly<Record<string, unknown>>;
 }
 
-/** `Filter.custom(name, callback)`: the spec's `Filter::custom`. */
+/** `Filter.custom(name, callback, { schema })`: the spec's `Filter::custom`. */
 export const Filter = {
-  custom<Ctx = unknown>(name: string, callback: CustomFilterCallback<Ctx>): CustomFilter<Ctx> {
-    return { kind: 'custom', name, callback };
+  custom<Ctx = unknown>(
+    name: string,
+    callback: CustomFilterCallback<Ctx>,
+    options: { schema?: Readonly<Record<string, unknown>> } = {},
+  ): CustomFilter<Ctx> {
+    return { kind: 'custom', name, callback, ...(options.schema && { schema: options.schema }) };
   },
 } as const;
 
