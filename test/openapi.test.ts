@@ -656,6 +656,39 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
       200,
     );
     await call({ url: '/api/users/aggregate?metrics=sum:password_hash' }, '/api/users/aggregate', 422);
+    // from and to depend on a date bucket: said by both, and their breach is the documented 422.
+    const aggregateParams = operation('/api/users/aggregate', 'get').parameters as Json[];
+    const aggregateParam = (name: string) =>
+      aggregateParams.find((candidate) => candidate.name === name) as Json;
+    for (const name of ['from', 'to'])
+      expect(aggregateParam(name).description).toContain(
+        'Only with a date bucket in group_by (created_at:month), and then required; without one, a 422 keyed by this parameter.',
+      );
+    const unbounded = await call(
+      { url: '/api/users/aggregate?group_by=status&from=2024-01-01&to=2024-02-01' },
+      '/api/users/aggregate',
+      422,
+    );
+    expect(Object.keys(unbounded.errors as Json).sort()).toEqual(['from', 'to']);
+    const bucketWithoutTo = await call(
+      { url: '/api/users/aggregate?group_by=created_at:month&from=2024-01-01' },
+      '/api/users/aggregate',
+      422,
+    );
+    expect(Object.keys(bucketWithoutTo.errors as Json)).toEqual(['to']);
+    expect(aggregateParam('from').schema).toMatchObject({
+      anyOf: [{ format: 'date' }, { format: 'date-time' }],
+    });
+    expect((aggregateParam('tz').schema as Json).enum).toEqual(
+      expect.arrayContaining(['UTC', 'Europe/Berlin']),
+    );
+    expect(aggregateParam('metrics').schema).toMatchObject({ minItems: 1 });
+    // having: per metric it applies to (not avg), its comparisons and the metric's values.
+    expect(Object.keys(props(aggregateParam('having').schema as Json))).toEqual([
+      'count',
+      'sum:balance',
+      'max:created_at',
+    ]);
     // What the schema refuses: a sum as a float, a group the endpoint does not offer.
     const [first] = groups.data as Json[];
     const answer = (group: Json) => ({ data: [group], meta: groups.meta });

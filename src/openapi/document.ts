@@ -5,9 +5,11 @@ import type { SchemaDocument } from '../schema/types.js';
 import {
   aggregateSchema,
   bodySchema,
+  boundSchema,
   columnSchema,
   errorEnvelope,
   filterSchema,
+  havingSchema,
   type JsonSchema,
   pageSchemas,
   recordSchema,
@@ -534,66 +536,77 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
         },
         ...errors('list', 400, 422),
       };
+      const buckets = [...aggregates.groups.values()].filter((group) => group.kind === 'bucket');
+      const dateOnly = buckets.length > 0 && buckets.every((group) => group.column.type === 'date');
+      // What needs a date bucket, and what a date bucket needs: OpenAPI has no words for a dependency
+      // between parameters, so each says it, and the service answers its breach with the 422 below.
+      const bound =
+        buckets.length === 0
+          ? 'This endpoint has no date buckets: any value is a 422 keyed by this parameter.'
+          : `Only with a date bucket in group_by (${buckets.map((group) => group.name).join(', ')}), and then required; without one, a 422 keyed by this parameter. Between from and to, at most ${aggregates.maxBuckets} buckets (maxBuckets), else a 422 keyed group_by.`;
+      const aggregateParameters: JsonSchema[] = [
+        ...(document.table.filters.length > 0 ? [filterParam] : []),
+        ...(endpoint.searchTargets.length > 0
+          ? [
+              text(
+                'search',
+                { type: 'string', maxLength: 200 },
+                'Rows where any searchable column contains this text.',
+              ),
+            ]
+          : []),
+        {
+          ...csv('metrics', metrics, 'The metrics (absent: count).'),
+          schema: { type: 'array', items: { enum: metrics }, minItems: 1, uniqueItems: true },
+          example: metrics.slice(0, 2).join(','),
+        },
+        ...(groupBy.length > 0
+          ? [csv('group_by', groupBy, 'The group keys; at most one date bucket (else a 422 keyed group_by).')]
+          : []),
+        text(
+          'tz',
+          { enum: timeZones(), default: 'UTC' },
+          'The IANA time zone date buckets are made in (Europe/Berlin): the zones of the runtime that serves the document. Another name is a 422 keyed tz (aliases the runtime knows, such as US/Eastern, are taken too).',
+        ),
+        text(
+          'from',
+          boundSchema(dateOnly),
+          `The first instant counted: a date (midnight in tz)${dateOnly ? '' : ' or an instant with Z or an offset'}. ${bound}`,
+        ),
+        text('to', boundSchema(dateOnly), `The end of the range, exclusive, written as from. ${bound}`),
+        csv(
+          'sort',
+          [...metrics, ...groupBy].flatMap((name) => [name, `-${name}`]),
+          'Order of the groups by requested metrics or group keys (-name descending); then by every group key ascending. Only names this request asks for in metrics (count when it names none) or group_by, else a 422 keyed sort.',
+        ),
+        text(
+          'limit',
+          { type: 'integer', minimum: 1, maximum: aggregates.maxGroups, default: aggregates.maxGroups },
+          'The most groups answered; past it meta.truncated is true.',
+        ),
+        {
+          name: 'having',
+          in: 'query',
+          style: 'deepObject',
+          explode: true,
+          description:
+            'having[<metric>][<op>]=<value>: keeps the groups whose metric compares so (eq, neq, gt, gte, lt, lte; not on avg). Only metrics this request asks for in metrics (count when it names none), else a 422 keyed having.<metric>.',
+          schema: havingSchema(aggregates),
+        },
+      ];
       operation(`${listPath}/aggregate`, 'get', {
         ...about(`Aggregate ${resource.name}`),
         operationId: `aggregate${base}`,
         description:
           'Metrics over the rows the list would show (its filters, search, scopes and access rule), grouped. Buckets are computed in tz and need from and to; empty buckets are answered with count 0. Parameters that page or shape records (page, per_page, cursor, include, fields, all) are a 422 keyed by the parameter. metrics, group_by and sort are lists: given twice (metrics=count&metrics=sum:x) or in an array form (metrics[]=count&metrics[]=sum:x) each reads as its comma-separated list, in the order given; any other parameter given twice (tz, from, to, limit, search, one having[<metric>][<op>]) is a 422 keyed by it (having.<metric>).',
-        parameters: [
-          ...(document.table.filters.length > 0 ? [filterParam] : []),
-          ...(endpoint.searchTargets.length > 0
-            ? [
-                text(
-                  'search',
-                  { type: 'string', maxLength: 200 },
-                  'Rows where any searchable column contains this text.',
-                ),
-              ]
-            : []),
-          {
-            ...csv('metrics', metrics, 'The metrics (default count).'),
-            example: metrics.slice(0, 2).join(','),
-          },
-          ...(groupBy.length > 0
-            ? [csv('group_by', groupBy, 'The group keys; at most one date bucket.')]
-            : []),
-          text(
-            'tz',
-            { type: 'string', default: 'UTC' },
-            'The IANA time zone date buckets are made in (Europe/Berlin).',
-          ),
-          text(
-            'from',
-            { type: 'string' },
-            'With a date bucket, required: the first instant counted, a date (midnight in tz) or an instant with Z or an offset.',
-          ),
-          text(
-            'to',
-            { type: 'string' },
-            'With a date bucket, required: the end of the range, exclusive (as from).',
-          ),
-          csv(
-            'sort',
-            [...metrics, ...groupBy].flatMap((name) => [name, `-${name}`]),
-            'Order of the groups by requested metrics or group keys (-name descending); then by every group key ascending.',
-          ),
-          text(
-            'limit',
-            { type: 'integer', minimum: 1, maximum: aggregates.maxGroups, default: aggregates.maxGroups },
-            'The most groups answered; past it meta.truncated is true.',
-          ),
-          {
-            name: 'having',
-            in: 'query',
-            style: 'deepObject',
-            explode: true,
-            description:
-              'having[<metric>][<op>]=<value>: keeps the groups whose requested metric compares so (eq, neq, gt, gte, lt, lte; not on avg).',
-            schema: { type: 'object', additionalProperties: { type: 'object' } },
-          },
-        ],
+        parameters: aggregateParameters,
         responses: answer,
       });
+      const aggregateQuery = queryStringSchema(
+        aggregateParameters,
+        endpoint.limits.maxQueryLength,
+        `GET ${listPath}/aggregate`,
+      );
       operation(`${listPath}/aggregate/query`, 'post', {
         ...about(`Aggregate ${resource.name}, the query in the body`),
         operationId: `aggregateQuery${base}`,
@@ -603,7 +616,7 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
           required: true,
           ...json({
             type: 'object',
-            properties: { query: { type: 'string', maxLength: endpoint.limits.maxQueryLength } },
+            properties: { query: aggregateQuery },
             required: ['query'],
             additionalProperties: false,
           }),
@@ -827,6 +840,11 @@ function exampleFilter(document: SchemaDocument): Record<string, unknown> | unde
     return { [filter.name]: op === 'eq' ? sample : { [op]: sample } };
   }
   return undefined;
+}
+
+/** The IANA zones `tz` takes: this runtime's (`Intl`, which checks them), and UTC. */
+function timeZones(): string[] {
+  return ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zone !== 'UTC')];
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

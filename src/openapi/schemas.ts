@@ -190,6 +190,25 @@ const datetimeValue: JsonSchema = {
   description: 'YYYY-MM-DD (midnight UTC), or an ISO 8601 date-time with Z or an offset; years 1000 to 9999.',
 };
 
+/**
+ * `from` and `to` of an aggregate's date buckets (src/plan/buckets.ts `readBound`): a date, or on a
+ * datetime column also an instant with Z or an offset.
+ */
+export function boundSchema(dateOnly: boolean): JsonSchema {
+  if (dateOnly) return dateSchema;
+  return {
+    anyOf: [
+      dateSchema,
+      {
+        type: 'string',
+        format: 'date-time',
+        pattern:
+          '^[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})$',
+      },
+    ],
+  };
+}
+
 const pair = (item: JsonSchema): JsonSchema => ({
   type: 'array',
   prefixItems: [item, item],
@@ -560,6 +579,44 @@ function groupSchema(group: GroupTerm): JsonSchema {
         format: 'date-time',
         description: `The ${group.unit}'s first instant in the requested time zone, with its offset.`,
       };
+}
+
+/** A `having` value of one metric, as src/plan/aggregate.ts `havingValue` reads it. */
+function havingValueSchema(metric: MetricTerm): JsonSchema {
+  const { column } = metric;
+  if (!column || metric.fn === 'count' || metric.fn === 'count_distinct')
+    return { type: 'integer', minimum: 0, maximum: 999_999_999_999_999 };
+  if (metric.fn === 'sum') {
+    const scale = metricScale(metric) ?? 0;
+    // Compared exactly in the column's smallest unit, which must stay a safe integer: 15 digits in all.
+    return scale === 0
+      ? { type: 'integer', minimum: -999_999_999_999_999, maximum: 999_999_999_999_999 }
+      : {
+          type: 'string',
+          pattern: `^-?[0-9]{1,${15 - scale}}(\\.[0-9]{1,${scale}})?$`,
+          description: `A number with at most ${scale} decimals.`,
+        };
+  }
+  return filterValueSchema({ value: column.type } as SchemaFilter, column);
+}
+
+/**
+ * `having`: per metric it applies to (not an average), the comparisons of the group's value. Only a
+ * metric the request names in `metrics` may be used (a 422 keyed having.<metric> otherwise).
+ */
+export function havingSchema(aggregates: CompiledAggregates): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const metric of aggregates.metrics.values()) {
+    if (metric.fn === 'avg') continue;
+    const value = havingValueSchema(metric);
+    properties[metric.name] = {
+      type: 'object',
+      properties: Object.fromEntries(['eq', 'neq', 'gt', 'gte', 'lt', 'lte'].map((op) => [op, value])),
+      additionalProperties: false,
+      minProperties: 1,
+    };
+  }
+  return { type: 'object', properties, additionalProperties: false };
 }
 
 /** The answer of `GET <list>/aggregate`: the groups, and what was computed. */
