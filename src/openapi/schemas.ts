@@ -98,10 +98,14 @@ function recordOf(
       ? { type: 'array', items: related, description: `With include=${path}${name}.` }
       : { anyOf: [related, { type: 'null' }], description: `With include=${path}${name}.` };
   }
+  // A sparse fieldset (`fields[<owner>]`) answers the key and the fields it names: the key is
+  // required, every other column is answered unless a fieldset leaves it out (`x-answered`, which
+  // the TypeScript types read as present).
   return {
     type: 'object',
     properties,
-    required: resource.visibleColumns.map((column) => column.name),
+    required: resource.keyColumns.filter((name) => resource.columns.get(name)?.hidden !== true),
+    'x-answered': resource.visibleColumns.map((column) => column.name),
     additionalProperties: false,
   };
 }

@@ -10,7 +10,7 @@ const union = (members: string[]) => {
 
 /**
  * One schema of the document as a TypeScript type. Only the keywords the generator writes are read
- * (type, enum, properties, required, additionalProperties, patternProperties with `x-key-prefix`,
+ * (type, enum, properties, required and `x-answered`, additionalProperties, patternProperties with `x-key-prefix`,
  * items, prefixItems, anyOf, oneOf, $ref to components.schemas): the types are the document's.
  */
 function typeOf(schema: unknown, indent: string): string {
@@ -50,7 +50,11 @@ const wrap = (type: string) => (/[|&]/.test(type) ? `(${type})` : type);
 
 function objectType(s: JsonSchema, indent: string): string {
   const inner = `${indent}  `;
-  const required = new Set((s.required as string[] | undefined) ?? []);
+  // `x-answered`: members always there unless the request's sparse fieldset leaves them out.
+  const required = new Set([
+    ...((s.required as string[] | undefined) ?? []),
+    ...((s['x-answered'] as string[] | undefined) ?? []),
+  ]);
   const lines: string[] = [];
   for (const [name, property] of Object.entries((s.properties ?? {}) as Record<string, JsonSchema>)) {
     const doc = typeof property.description === 'string' ? `${inner}/** ${property.description} */\n` : '';
