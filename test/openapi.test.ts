@@ -369,6 +369,7 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
       ['every required input', person()],
       ['score omitted while shown (visibleWhen)', { ...person(), score: undefined }],
       ['score omitted while hidden (banned)', { ...person(), status: 'banned', score: undefined }],
+      ['a hidden input of another shape', { ...person(), status: 'banned', balance: { x: 1 } }],
       ['a required text sent empty', { ...person(), name: '' }],
       ['null for a NOT NULL column with a default', { ...person(), balance: null }],
       ['null for a NOT NULL boolean', { ...person(), is_admin: null }],

@@ -452,7 +452,7 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
               page(
                 'format',
                 { enum: ['csv', 'ndjson'] },
-                `An export: every matching record (${endpoint.allowExport === 'unlimited' ? 'streamed' : `at most ${endpoint.allowExport}, else 422 keyed format`}) as CSV or NDJSON, a download. Wins over Accept (text/csv, application/x-ndjson). Not combined with page, per_page, pagination or cursor (422 keyed by that parameter); another value is a 422 keyed format.`,
+                `An export: every matching record (${endpoint.allowExport === 'unlimited' ? 'streamed' : `at most ${endpoint.allowExport}, else 422 keyed format`}) as CSV or NDJSON, a download. Wins over Accept (text/csv, application/x-ndjson). Not combined with page, per_page, pagination or cursor (422 keyed by that parameter)${allowAll ? '; all, when sent beside it, must be true (422 keyed all)' : ''}; another value is a 422 keyed format.`,
               ),
             ]
           : []),
@@ -679,7 +679,7 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
           ...recordResponse('201', 'The record as stored.', {
             Location: { description: "The new record's URL.", schema: { type: 'string' } },
           }),
-          ...errors('create', 400, 409, 415, 422),
+          ...errors('create', 400, 409, 413, 415, 422),
         },
       });
     if (schemas[names.update])
@@ -690,7 +690,7 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
         requestBody: { required: true, ...json(ref('schemas', names.update)) },
         responses: {
           ...recordResponse('200', 'The record as stored.'),
-          ...errors('update', 400, 404, 409, 412, 415, 422, ...withIfMatch),
+          ...errors('update', 400, 404, 409, 412, 413, 415, 422, ...withIfMatch),
         },
       });
     if (actions.has('delete'))

@@ -366,9 +366,17 @@ function inputSchema(
       };
     }
   }
+  // A reference: the database's foreign key refuses an id no record has (a 422 keyed by the input).
+  const reference = [...resource.relations.values()].find(
+    (relation) => relation.kind === 'belongsTo' && relation.parentKey === column?.name,
+  );
+  if (reference)
+    notes.push(
+      `The id of an existing ${reference.target.name} record; another is a 422 keyed ${input.name}.`,
+    );
   if (input.visibleWhen)
     notes.push(
-      `Only read when ${input.visibleWhen.field} ${input.visibleWhen.operator ?? '==='} ${JSON.stringify(input.visibleWhen.is)} (else ignored).`,
+      `Only read when ${input.visibleWhen.field} ${input.visibleWhen.operator ?? '==='} ${JSON.stringify(input.visibleWhen.is)} (else ignored, though a value of another shape is still refused).`,
     );
   if (optional)
     schema = orEmpty(

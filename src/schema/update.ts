@@ -161,7 +161,16 @@ export async function planUpdate(
     const { declaration, column } = input;
     const { name } = declaration;
     const label = declaration.label ?? name;
-    if (!isVisible(declaration.visibleWhen, merged)) continue;
+    if (!isVisible(declaration.visibleWhen, merged)) {
+      // Hidden: neither required nor saved; a value sent all the same must still be one the input
+      // takes, as the document's body schema says (empty is left alone: a form may clear what it hides).
+      const sent = body[name];
+      if (Object.hasOwn(body, name) && !isEmpty(sent)) {
+        const checked = checkValue(declaration, column, sent, label);
+        if (typeof checked === 'string') errors.add(name, checked);
+      }
+      continue;
+    }
     if (!Object.hasOwn(body, name)) {
       // On create a required input must be there; an omitted optional one is the database's default.
       if (mode === 'create' && declaration.required) errors.add(name, `The ${label} field is required.`);
