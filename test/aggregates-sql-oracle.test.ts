@@ -94,6 +94,12 @@ const resources = [
     table: 'wide',
     columns: { id: 'integer', grp: 'string', amount: { type: 'decimal', precision: 30, scale: 2 } },
   }),
+  // 64-bit integers whose sum passes 2^53: answered as the string of its digits, as the column's values are.
+  defineResource({
+    name: 'tally',
+    table: 'tally',
+    columns: { id: 'integer', grp: 'string', n: { type: 'integer', big: true } },
+  }),
   // A double declared a decimal of scale 2: its cents may pass what MariaDB's DECIMAL holds (65 digits).
   defineResource({
     name: 'floats',
@@ -118,6 +124,10 @@ const endpoints = [
       allowedAggregates: ['count', 'sum:amount', 'avg:amount', 'min:amount', 'max:amount'],
       allowedGroupBy: ['grp'],
     },
+  }),
+  defineEndpoint({
+    resource: 'tally',
+    aggregates: { allowedAggregates: ['count', 'sum:n'], allowedGroupBy: ['grp'] },
   }),
   defineEndpoint({
     resource: 'floats',
@@ -158,6 +168,18 @@ async function createTables(dialect: DialectName, conn: Connection): Promise<voi
       .values(entries.slice(i, i + 100))
       .execute();
   await conn.db.insertInto('wide').values(wideRows).execute();
+  await sql
+    .raw('create table tally (id integer primary key, grp varchar(10) not null, n bigint)')
+    .execute(conn.db);
+  await conn.db
+    .insertInto('tally')
+    .values([
+      { id: 1, grp: 'past', n: Number.MAX_SAFE_INTEGER },
+      { id: 2, grp: 'past', n: Number.MAX_SAFE_INTEGER - 6 },
+      { id: 3, grp: 'safe', n: 2 },
+      { id: 4, grp: 'safe', n: 40 },
+    ])
+    .execute();
 }
 
 /** The decimal text of `units` at `scale` (`-2005`, 3 → `-2.005`). */
@@ -432,6 +454,22 @@ for (const dialect of dialects) {
         expect(guarded('floats')).toBe(true);
         expect(guarded('wide')).toBe(false);
       }
+    });
+
+    it('answers an integer sum past 2^53 as the string of its digits, one within it as a number', async () => {
+      const sums = await rows(
+        `select grp, cast(sum(n) as ${dialect === 'mysql' ? 'char(30)' : 'text'}) as s from tally group by grp order by grp`,
+      );
+      const response = await get('/api/tally/aggregate?metrics=sum:n&group_by=grp');
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      const answered = (response.body.data as { group: { grp: string }; 'sum:n': unknown }[]).map((group) => [
+        group.group.grp,
+        group['sum:n'],
+      ]);
+      expect(answered).toEqual(
+        sums.map((row) => [row.grp, row.grp === 'past' ? String(row.s) : Number(row.s)]),
+      );
+      expect(answered[0]).toEqual(['past', (2n * BigInt(Number.MAX_SAFE_INTEGER) - 6n).toString()]);
     });
 
     it('answers min and max of the widest values as the list answers those records', async () => {

@@ -49,7 +49,13 @@ function metricValue(metric: MetricTerm, row: Row, index: number): unknown {
     return quotientText(units(value), BigInt(count), (scale as number) - AVG_EXTRA_SCALE, AVG_EXTRA_SCALE);
   }
   if (scale !== undefined) return decimalText(units(value), scale);
-  return column.type === 'bigint' ? units(value).toString() : Number(value);
+  if (column.type === 'bigint') return units(value).toString();
+  // An integer sum comes as exact text (or a whole number): a number where a JSON number holds it,
+  // else the string of its digits, as the integer kind answers a value past 2^53 — never rounded.
+  const whole = units(value);
+  return whole <= BigInt(Number.MAX_SAFE_INTEGER) && whole >= -BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(whole)
+    : whole.toString();
 }
 
 /** The rows of an aggregate's statement → its groups, and whether the groups were cut at the limit. */

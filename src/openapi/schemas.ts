@@ -578,7 +578,17 @@ function metricSchema(metric: MetricTerm): JsonSchema {
   if (metric.fn === 'min' || metric.fn === 'max') return orNull(kinds[column.type].schema(column));
   const scale = metricScale(metric);
   if (scale !== undefined) return orNull(decimalString(scale));
-  return orNull(column.type === 'bigint' ? kinds.bigint.schema(column) : { type: 'integer' });
+  if (column.type === 'bigint') return orNull(kinds.bigint.schema(column));
+  return orNull({
+    anyOf: [
+      { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+      {
+        type: 'string',
+        pattern: '^-?[0-9]+$',
+        description: 'A sum past 2^53 − 1: the string of its digits.',
+      },
+    ],
+  });
 }
 
 /** The JSON a group key takes: its column's value or null, a bucket's start (in the zone, with its offset). */
