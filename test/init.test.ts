@@ -685,8 +685,15 @@ describe('the generator, from hand-written models', () => {
       maxLimit: 100,
     });
     expect(Object.keys(orders?.includeConstraints ?? {})).not.toContain('person');
-    // Aggregates: no measure here (every integer is a key or a reference), buckets of each datetime.
-    expect(orders?.aggregates.allowedAggregates).toEqual(['count']);
+    // Aggregates: no measure here (every integer is a key or a reference); each datetime's extent
+    // (where a dashboard's range starts and ends) and its buckets.
+    expect(orders?.aggregates.allowedAggregates).toEqual([
+      'count',
+      'min:placed_at',
+      'max:placed_at',
+      'min:deleted_at',
+      'max:deleted_at',
+    ]);
     expect(orders?.aggregates.allowedGroupBy).toEqual([
       'person.email',
       'clerk.email',

@@ -250,9 +250,10 @@ function referencing(resource: PlannedResource): Set<string> {
 
 /**
  * What the aggregate route computes, for a dashboard with no edit: `count`; `sum`, `avg`, `min`, `max`
- * of each measure (a decimal with a scale, an integer that is neither a key nor a reference); groups by
- * each enum, boolean, to-one relation's label and text column of few values (at most `groupableValues`
- * among the sampled rows, each repeated); date buckets of each date and datetime column.
+ * of each measure (a decimal with a scale, an integer that is neither a key nor a reference); `min`,
+ * `max` of each date and datetime (the data's extent); groups by each enum, boolean, to-one relation's
+ * label and text column of few values (at most `groupableValues` among the sampled rows, each
+ * repeated); date buckets of each date and datetime column.
  */
 function aggregatesOf(resource: PlannedResource, related: RelatedResources): AggregatePolicy {
   const refs = referencing(resource);
@@ -280,6 +281,8 @@ function aggregatesOf(resource: PlannedResource, related: RelatedResources): Agg
     allowedAggregates: [
       'count',
       ...measures.flatMap((column) => ['sum', 'avg', 'min', 'max'].map((fn) => `${fn}:${column.name}`)),
+      // The data's extent in time: where a dashboard's range starts and ends by default.
+      ...dates.flatMap((column) => [`min:${column.name}`, `max:${column.name}`]),
     ],
     allowedGroupBy: [
       ...visible.filter(groupable).map((column) => column.name),
