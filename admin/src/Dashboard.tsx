@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import {
   type AggregateAnswer,
   type AggregateQuery,
@@ -6,7 +6,7 @@ import {
   type ResourceEntry,
   type SchemaDocument,
 } from '../../src/client/index.js';
-import { type Column, dashboardParts, lastMonths } from './counts.js';
+import { type Column, dashboardParts, lastMonths, latestMetric, seriesEnd } from './counts.js';
 import { Cell } from './format.js';
 import { unauthorizedMessage, useSession } from './session.js';
 import { ErrorBox, errorText, Loading, useDocumentTitle } from './ui.js';
@@ -60,14 +60,22 @@ export function DashboardView({
   useDocumentTitle(`${schema.table.title} dashboard`);
   const parts = dashboardParts(schema);
   const months = parts?.months ?? 0;
-  const [range] = useState(() => lastMonths(months));
+  // The series ends with the data's newest month where the endpoint says it (max:<column>), else today's.
+  const latest = parts?.month ? latestMetric(schema, parts.month) : undefined;
+  const extent = useAggregate(entry, latest ? { metrics: latest } : undefined);
+  const newest = extent && 'answer' in extent && latest ? extent.answer.data[0]?.[latest] : undefined;
+  const ready = latest === undefined || extent !== undefined;
+  const range = useMemo(
+    () => (ready ? lastMonths(months, seriesEnd(newest)) : undefined),
+    [ready, newest, months],
+  );
   const byBadge = useAggregate(
     entry,
     parts?.badge ? { metrics: 'count', group_by: parts.badge.key, sort: '-count' } : undefined,
   );
   const series = useAggregate(
     entry,
-    parts?.month ? { metrics: 'count', group_by: parts.month, ...range } : undefined,
+    parts?.month && range ? { metrics: 'count', group_by: parts.month, ...range } : undefined,
   );
 
   return (
@@ -88,14 +96,20 @@ export function DashboardView({
       {parts?.month && (
         <figure className="panel" data-testid="dashboard-months">
           <figcaption>
-            {schema.table.title} by month of {labelOfBucket(schema, parts.month)}, the last {months} months (
-            {range.tz})
+            {schema.table.title} by month of {labelOfBucket(schema, parts.month)}
+            {range ? `, the ${months} months to ${monthLabel(monthBefore(range.to))} (${range.tz})` : ''}
           </figcaption>
           <MonthBars bucket={parts.month} loaded={series} />
         </figure>
       )}
     </section>
   );
+}
+
+/** `2024-04-01` → `2024-03`: the month before a range's exclusive end, its last. */
+function monthBefore(date: string): string {
+  const [year = 1970, month = 1] = date.split('-').map(Number);
+  return month === 1 ? `${year - 1}-12` : `${year}-${String(month - 1).padStart(2, '0')}`;
 }
 
 function labelOfBucket(schema: SchemaDocument, bucket: string): string {

@@ -44,3 +44,23 @@ export function lastMonths(
     tz: Intl.DateTimeFormat().resolvedOptions().timeZone,
   };
 }
+
+/**
+ * The metric that gives the newest value of a month series' column (`max:created_at`), when the
+ * endpoint allows it: the series then ends with the data's own last month, not today's.
+ */
+export function latestMetric(schema: SchemaDocument, month: string): string | undefined {
+  const metric = `max:${month.slice(0, -':month'.length)}`;
+  return schema.table.aggregates?.metrics.includes(metric) ? metric : undefined;
+}
+
+/**
+ * When a series ends: the month of `latest` (the newest value, a date `YYYY-MM-DD` read in the browser's
+ * calendar, or an instant), else `now`'s.
+ */
+export function seriesEnd(latest: unknown, now = new Date()): Date {
+  if (typeof latest !== 'string') return now;
+  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(latest);
+  const end = date ? new Date(Number(date[1]), Number(date[2]) - 1, Number(date[3])) : new Date(latest);
+  return Number.isNaN(end.getTime()) ? now : end;
+}

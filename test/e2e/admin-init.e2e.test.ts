@@ -150,6 +150,26 @@ describe('admin UI on init’s output (Chromium)', () => {
           await expect
             .poll(() => page.locator('#detail-title').textContent())
             .toBe(`Customer "${one?.first} ${one?.last}"`);
+
+          // The dashboard's months end with the newest invoice's month (the data's, not today's).
+          const newestDate = (
+            await sql
+              .raw<{ newest: unknown }>(
+                `select max(${q('InvoiceDate')}) as ${q('newest')} from ${q('Invoice')}`,
+              )
+              .execute(conn.db)
+          ).rows[0]?.newest;
+          const newestMonth = (
+            newestDate instanceof Date ? newestDate.toISOString() : String(newestDate)
+          ).slice(0, 7);
+          await page.goto(`${base}/admin/#/Invoice/dashboard`);
+          const months = page.getByTestId('dashboard-months').getByTestId('month');
+          await expect.poll(() => months.count()).toBe(12);
+          expect((await months.last().getAttribute('data-key'))?.slice(0, 7)).toBe(newestMonth);
+          const counted = (
+            await months.evaluateAll((items) => items.map((item) => item.getAttribute('data-count')))
+          ).map(Number);
+          expect(counted.reduce((sum, count) => sum + count, 0)).toBeGreaterThan(0);
         },
       );
     }, 60_000);

@@ -3,7 +3,7 @@
  * same state, and it is the list endpoint's own grammar, so the request it makes plans without errors.
  */
 import { describe, expect, it } from 'vitest';
-import { dashboardParts, lastMonths } from '../../admin/src/counts.js';
+import { dashboardParts, lastMonths, latestMetric, seriesEnd } from '../../admin/src/counts.js';
 import { type Condition, newCondition } from '../../admin/src/filters.js';
 
 import { recordNoun, singular } from '../../admin/src/records.js';
@@ -196,5 +196,20 @@ describe('admin dashboard parts', () => {
     expect(lastMonths(12, new Date(2024, 2, 15))).toMatchObject({ from: '2023-04-01', to: '2024-04-01' });
     expect(lastMonths(1, new Date(2024, 11, 31, 23))).toMatchObject({ from: '2024-12-01', to: '2025-01-01' });
     expect(lastMonths(12).tz).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+  });
+
+  it('a series ends with the newest month of the data where max:<column> is allowed, else this one', () => {
+    expect(demo.metrics).toContain('max:created_at');
+    expect(latestMetric(withAggregates(demo), 'created_at:month')).toBe('max:created_at');
+    expect(latestMetric(withAggregates({ ...demo, metrics: ['count'] }), 'created_at:month')).toBeUndefined();
+    // A date in the local calendar, an instant as it says, nothing (no rows) or nonsense: now.
+    expect(lastMonths(12, seriesEnd('2021-12-31'))).toMatchObject({ from: '2021-01-01', to: '2022-01-01' });
+    expect(lastMonths(3, seriesEnd('2021-06-15T12:00:00Z'))).toMatchObject({
+      from: '2021-04-01',
+      to: '2021-07-01',
+    });
+    const now = new Date(2024, 2, 15);
+    expect(seriesEnd(null, now)).toBe(now);
+    expect(seriesEnd('yesterday', now)).toBe(now);
   });
 });
