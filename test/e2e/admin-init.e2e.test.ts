@@ -167,7 +167,7 @@ describe('admin UI on init’s output (Chromium)', () => {
           await expect.poll(() => months.count()).toBe(12);
           expect((await months.last().getAttribute('data-key'))?.slice(0, 7)).toBe(newestMonth);
           const counted = (
-            await months.evaluateAll((items) => items.map((item) => item.getAttribute('data-count')))
+            await Promise.all((await months.all()).map((month) => month.getAttribute('data-count')))
           ).map(Number);
           expect(counted.reduce((sum, count) => sum + count, 0)).toBeGreaterThan(0);
         },
