@@ -12,7 +12,7 @@ export type {
   VisibleWhen,
 } from '../resource/schema-declaration.js';
 export { labelFor } from '../resource/words.js';
-export type { DetailRelation, SchemaDocument, SchemaFilter } from '../schema/types.js';
+export type { DetailRelation, SchemaDocument, SchemaFilter, SchemaReferences } from '../schema/types.js';
 export { isVisible } from '../schema/visible-when.js';
 export * from './calls.js';
 export {

@@ -1,7 +1,7 @@
 import { ErrorBag } from '../errors/error-bag.js';
 import { type Field, type Refusal, refusalError } from '../errors/refusal.js';
 import { RequestError } from '../errors/request-error.js';
-import { rowReader } from '../load/row-reader.js';
+import { readerOf, rowReader } from '../load/row-reader.js';
 import type { CompiledEndpoint } from '../plan/endpoint.js';
 import { coerceForColumn } from '../plan/values.js';
 import type { ResourceRecord } from '../resource/policy.js';
@@ -9,7 +9,7 @@ import type { ResolvedResource } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { buildSchemaDocument } from '../schema/document.js';
 import type { DetailRelation, SchemaDocument } from '../schema/types.js';
-import { bodyLimit, planUpdate, prepareInputs } from '../schema/update.js';
+import { bodyLimit, type LinkTarget, planUpdate, prepareInputs } from '../schema/update.js';
 import { endpointConditions, resourceConditions } from '../sql/conditions.js';
 import type { Connection } from '../sql/connect.js';
 import { type DynamicDb, withStatementOptions } from '../sql/dialect.js';
@@ -51,20 +51,31 @@ export interface RecordRoutes {
   update(call: WriteCall): Promise<Written>;
   remove(call: WriteCall): Promise<void>;
   restore(call: WriteCall): Promise<Written>;
+  /**
+   * The link sets a record's ETag covers (its form's `references` inputs, when the resource keeps no
+   * version column): undefined when it covers none. Read-one digests them with the stored record.
+   */
+  readonly linkSets?: (stored: ResourceRecord, ctx: unknown) => Promise<LinkSets>;
 }
+
+/** The keys a record is linked to, by relation name, in key order: what its `references` inputs set. */
+export type LinkSets = Record<string, unknown[]>;
 
 /**
  * A record's ETag: its version when the resource keeps one, else a digest of its stored visible
- * columns (what read-one, PATCH and DELETE all see, before includes, counts and the transformer).
+ * columns (what read-one, PATCH and DELETE all see, before includes, counts and the transformer) and,
+ * where the endpoint's form sets many-to-many links, of the keys each is linked to.
  */
 export function etagOf(
   resource: ResolvedResource,
   stored: ResourceRecord,
   /** `JSON.stringify(stored)`, when the caller has it already (read-one answers that very text). */
   storedJson?: string,
+  links?: LinkSets,
 ): string {
   if (resource.versionColumn) return `"v${String(stored[resource.versionColumn])}"`;
-  return digestTag(storedJson ?? JSON.stringify(stored));
+  const json = storedJson ?? JSON.stringify(stored);
+  return digestTag(links ? `${json}\n${JSON.stringify(links)}` : json);
 }
 
 /**
@@ -86,16 +97,44 @@ class Rollback extends Error {
   }
 }
 
+/** A database refusal of a link's statement, with the input it concerns (the pivot names no column of the record). */
+class LinkRefused extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly field: Field,
+  ) {
+    super('link refused');
+  }
+}
+
+/** A `references` input of the form, with what the write needs of it. */
+interface LinkInput {
+  readonly field: Field;
+  readonly link: LinkTarget;
+  readonly read: (value: unknown) => unknown;
+}
+
+/** What a write does to one relation's links: the keys it removes (as stored) and adds (as bound). */
+interface LinkChange {
+  readonly input: LinkInput;
+  readonly removed: unknown[];
+  readonly added: unknown[];
+}
+
 export function recordRoutes(
   endpoint: CompiledEndpoint,
   connection: Connection,
   prefix: string,
   relations: readonly DetailRelation[],
+  /** The schema document's path of a resource, when an endpoint serves one (a references input's). */
+  schemaPathOf: (resource: string) => string | null = () => null,
 ): RecordRoutes {
   const { resource, policy } = endpoint;
   const declaration = policy.schema;
   const listPath = `${prefix}/${endpoint.path}`;
-  const full = declaration ? buildSchemaDocument(endpoint, declaration, listPath, relations) : undefined;
+  const full = declaration
+    ? buildSchemaDocument(endpoint, declaration, listPath, relations, schemaPathOf)
+    : undefined;
   const inputs = prepareInputs(resource, declaration?.form?.inputs ?? []);
   const { db, dialect } = connection;
   const read = rowReader(resource);
@@ -111,7 +150,7 @@ export function recordRoutes(
   };
 
   const fieldOf = (column: string): Field => {
-    const input = inputs.find((candidate) => candidate.column.name === column);
+    const input = inputs.find((candidate) => candidate.column?.name === column);
     const name = input?.declaration.name ?? column;
     return { key: name, label: input?.declaration.label ?? name };
   };
@@ -119,6 +158,17 @@ export function recordRoutes(
     [...resource.relations.values()].filter((r) => r.kind === 'belongsTo').map((r) => r.parentKey),
   );
   const belongsTo = [...resource.relations.values()].filter((r) => r.kind === 'belongsTo');
+  const linkInputs: LinkInput[] = inputs.flatMap((input) => {
+    if (!input.link) return [];
+    const { name, label } = input.declaration;
+    const read = readerOf(input.link.key) ?? ((value: unknown) => value);
+    return [{ field: { key: name, label: label ?? name }, link: input.link, read }];
+  });
+  /** The ETag covers the link sets where the form sets some and no version column tells a change. */
+  const tagsLinks = linkInputs.length > 0 && !resource.versionColumn;
+  /** The value the pivot holds for this record: its key, or the relation's parent column. */
+  const parentOf = (input: LinkInput, stored: ResourceRecord, id: unknown): unknown =>
+    input.link.relation.parentKey === primaryKey ? id : stored[input.link.relation.parentKey];
   /**
    * The fields a refused write concerns: the columns the engine named, or else the one written column
    * the rule can be about (PostgreSQL names no column for a value too long or out of range, SQLite none
@@ -182,25 +232,150 @@ export function recordRoutes(
     values: Record<string, unknown>,
     ctx: unknown,
     stored: ResourceRecord = {},
+    changes: readonly LinkChange[] = [],
   ): Promise<void> => {
-    const refused = new Set<string>();
+    const refused: Field[] = [];
+    const columns: string[] = [];
     for (const relation of belongsTo) {
       const column = relation.parentKey;
       const value = values[column];
       if (value === undefined || value === null || sameValue(stored[column], value)) continue;
-      const { target } = relation;
-      const seen = await trx
-        .selectFrom(`${target.table} as r`)
-        .select((eb: DynamicExpressionBuilder) => eb.lit(1).as('one'))
-        .where((eb: DynamicExpressionBuilder) =>
-          eb.and([eb(`r.${relation.childKey}`, '=', value), ...resourceConditions(eb, target, 'r', ctx)]),
-        )
-        .executeTakeFirst();
-      if (!seen) refused.add(column);
+      if (!(await allReachable(trx, relation.target, relation.childKey, [value], ctx))) {
+        columns.push(column);
+        refused.push(fieldOf(column));
+      }
     }
-    if (refused.size === 0) return;
-    const columns = [...refused];
-    throw new Rollback(refusalError({ kind: 'foreign-key', columns }, columns.map(fieldOf)));
+    // A link is a reference too: each key it adds is looked up the same way, in one statement; a key
+    // kept (linked already, and in reach, or it would not be in the set read) is not looked up again.
+    for (const { input, added } of changes) {
+      if (added.length === 0) continue;
+      const { relation, key } = input.link;
+      if (!(await allReachable(trx, relation.target, key.name, added, ctx))) refused.push(input.field);
+    }
+    if (refused.length === 0) return;
+    throw new Rollback(refusalError({ kind: 'foreign-key', columns }, refused));
+  };
+
+  /**
+   * Whether every one of `values` (distinct values of the target's column `column`) names a row this
+   * context can read: in the target's scope, not soft-deleted.
+   */
+  const allReachable = async (
+    trx: DynamicDb,
+    target: ResolvedResource,
+    column: string,
+    values: readonly unknown[],
+    ctx: unknown,
+  ): Promise<boolean> => {
+    const row = await trx
+      .selectFrom(`${target.table} as r`)
+      .select((eb: DynamicExpressionBuilder) =>
+        eb.fn
+          .count(eb.ref(`r.${column}`))
+          .distinct()
+          .as('n'),
+      )
+      .where((eb: DynamicExpressionBuilder) =>
+        eb.and([
+          values.length === 1 ? eb(`r.${column}`, '=', values[0]) : eb(`r.${column}`, 'in', values),
+          ...resourceConditions(eb, target, 'r', ctx),
+        ]),
+      )
+      .executeTakeFirst();
+    return Number((row as { n?: unknown } | undefined)?.n ?? 0) === values.length;
+  };
+
+  /**
+   * The keys of one relation a record is linked to, as this context sees them: links to related rows
+   * out of its reach (another scope, soft-deleted) are neither shown nor replaced, as an include shows
+   * none of them. In key order; `raw` as the pivot stores them.
+   */
+  const linkedKeys = async (from: DynamicDb, input: LinkInput, parent: unknown, ctx: unknown) => {
+    const { relation, key } = input.link;
+    const pivot = relation.pivot as NonNullable<typeof relation.pivot>;
+    const { target } = relation;
+    const rows = (await from
+      .selectFrom(`${pivot.table} as p`)
+      .innerJoin(`${target.table} as r`, `r.${key.name}`, `p.${pivot.childKey}`)
+      .select([`p.${pivot.childKey} as raw`, `r.${key.name} as k`])
+      .where((eb: DynamicExpressionBuilder) =>
+        eb.and([eb(`p.${pivot.parentKey}`, '=', parent), ...resourceConditions(eb, target, 'r', ctx)]),
+      )
+      .orderBy(`r.${key.name}`)
+      .execute()) as { raw: unknown; k: unknown }[];
+    return rows;
+  };
+
+  /** The link sets of a record, for its answer and its ETag. */
+  const linkSetsOf = async (
+    from: DynamicDb,
+    stored: ResourceRecord,
+    id: unknown,
+    ctx: unknown,
+  ): Promise<LinkSets> => {
+    const sets: LinkSets = {};
+    for (const input of linkInputs) {
+      const rows = await linkedKeys(from, input, parentOf(input, stored, id), ctx);
+      sets[input.link.relation.name] = rows.map((row) => input.read(row.k));
+    }
+    return sets;
+  };
+
+  /**
+   * What replacing each sent set changes: the links not in it removed, the new ones added, the kept
+   * ones left as they are (a pivot's own columns kept). `parent` undefined: a record not yet created.
+   */
+  const linkChanges = async (
+    trx: DynamicDb,
+    links: ReadonlyMap<string, unknown[]>,
+    parent: ((input: LinkInput) => unknown) | undefined,
+    ctx: unknown,
+  ): Promise<LinkChange[]> => {
+    const changes: LinkChange[] = [];
+    for (const input of linkInputs) {
+      const wanted = links.get(input.link.relation.name);
+      if (!wanted) continue;
+      const current = parent ? await linkedKeys(trx, input, parent(input), ctx) : [];
+      const keep = new Set(wanted.map((key) => String(key)));
+      const have = new Set(current.map((row) => String(row.raw)));
+      changes.push({
+        input,
+        removed: current.filter((row) => !keep.has(String(row.raw))).map((row) => row.raw),
+        added: wanted.filter((key) => !have.has(String(key))),
+      });
+    }
+    return changes;
+  };
+
+  /** The changes written: one DELETE of the removed links and one multi-row INSERT of the new, per relation. */
+  const applyLinks = async (
+    trx: DynamicDb,
+    changes: readonly LinkChange[],
+    parent: (input: LinkInput) => unknown,
+  ): Promise<boolean> => {
+    let changed = false;
+    for (const { input, removed, added } of changes) {
+      const pivot = input.link.relation.pivot as NonNullable<LinkTarget['relation']['pivot']>;
+      const owner = parent(input);
+      try {
+        if (removed.length > 0)
+          await trx
+            .deleteFrom(pivot.table)
+            .where((eb: DynamicExpressionBuilder) =>
+              eb.and([eb(pivot.parentKey, '=', owner), eb(pivot.childKey, 'in', removed)]),
+            )
+            .execute();
+        if (added.length > 0)
+          await trx
+            .insertInto(pivot.table)
+            .values(added.map((key) => ({ [pivot.parentKey]: owner, [pivot.childKey]: key })))
+            .execute();
+      } catch (error) {
+        throw new LinkRefused(error, input.field);
+      }
+      changed ||= removed.length > 0 || added.length > 0;
+    }
+    return changed;
   };
 
   /**
@@ -230,8 +405,14 @@ export function recordRoutes(
     withStatementOptions({ timeoutMs: endpoint.timeoutMs }, () => db.transaction().execute(work)).catch(
       async (error: unknown): Promise<never> => {
         if (error instanceof Rollback) throw error.answer;
-        const refusal = await dialect.refusal(error, db, resource.table);
-        if (!refusal) throw error;
+        const link = error instanceof LinkRefused ? error : undefined;
+        const cause = link ? link.error : error;
+        const refusal = await dialect.refusal(cause, db, resource.table);
+        if (!refusal) throw cause;
+        if (link && refusal.kind !== 'unavailable') {
+          log.warn({ err: cause }, `database refused the links of the ${what} (${refusal.kind})`);
+          throw refusalError(refusal, [link.field]);
+        }
         log.warn({ err: error }, `database refused the ${what} (${refusal.kind})`);
         if (what === 'delete' && refusal.kind === 'foreign-key') {
           const message = `This ${resource.name} record is still referenced by other records.`;
@@ -251,17 +432,38 @@ export function recordRoutes(
       throw RequestError.single(422, 'body', 'The body must be a JSON object of the fields to write.');
     return value as Record<string, unknown>;
   };
-  const answerOf = (stored: ResourceRecord, ctx: unknown, id: unknown): Written => ({
-    answer: policy.response ? policy.response(stored, ctx) : stored,
-    etag: etagOf(resource, stored),
-    id,
-  });
+  /**
+   * A write's answer: the record as stored, with the keys of each relation its form links (`tracks:
+   * [3, 7]`, the set as saved, in key order), through the transformer; its ETag covers those sets.
+   */
+  const answerOf = async (
+    from: DynamicDb,
+    stored: ResourceRecord,
+    ctx: unknown,
+    id: unknown,
+  ): Promise<Written> => {
+    if (linkInputs.length === 0)
+      return {
+        answer: policy.response ? policy.response(stored, ctx) : stored,
+        etag: etagOf(resource, stored),
+        id,
+      };
+    const sets = await linkSetsOf(from, stored, id, ctx);
+    const record = { ...stored, ...sets };
+    return {
+      answer: policy.response ? policy.response(record, ctx) : record,
+      etag: etagOf(resource, stored, undefined, tagsLinks ? sets : undefined),
+      id,
+    };
+  };
   /** The lookup every write starts with: in scope, locked, and as the client last read it. */
   const lockedCurrent = async (trx: DynamicDb, id: unknown, call: WriteCall, trashed = false) => {
     const stored = await findRecord(id, call.ctx, trx, { lock: true, trashed });
     if (!stored) throw new Rollback(notFound());
-    if (call.ifMatch !== undefined && !ifMatchHolds(call.ifMatch, etagOf(resource, stored)))
-      throw new Rollback(stale());
+    if (call.ifMatch !== undefined) {
+      const sets = tagsLinks ? await linkSetsOf(trx, stored, id, call.ctx) : undefined;
+      if (!ifMatchHolds(call.ifMatch, etagOf(resource, stored, undefined, sets))) throw new Rollback(stale());
+    }
     return stored;
   };
   const requireIfMatch = (call: WriteCall) => {
@@ -275,6 +477,9 @@ export function recordRoutes(
   const softDeleteStorage = softDelete ? resource.columns.get(softDelete)?.storage : undefined;
 
   return {
+    ...(tagsLinks && {
+      linkSets: (stored: ResourceRecord, ctx: unknown) => linkSetsOf(db, stored, stored[primaryKey], ctx),
+    }),
     formPath: full?.form.endpoint ?? listPath,
     schemaPath: full ? `${prefix}/v1/${endpoint.path}/schema` : undefined,
     bodyLimit: limit,
@@ -297,12 +502,15 @@ export function recordRoutes(
           const version = resource.versionColumn;
           const values =
             version && !(version in planned.values) ? { ...planned.values, [version]: 1 } : planned.values;
-          await checkReferences(trx, values, call.ctx);
+          const changes = await linkChanges(trx, planned.links, undefined, call.ctx);
+          await checkReferences(trx, values, call.ctx, {}, changes);
           const id = await dialect.insertRow(trx, resource.table, values, primaryKey);
           // The row as written must be one this context can see (its tenant, say), or nothing is kept.
           const stored = await findRecord(id, call.ctx, trx);
           if (!stored) throw new Rollback(outOfReach(values));
-          return answerOf(stored, call.ctx, id);
+          // Its links, with its new key, in the same transaction: a refused one keeps no record.
+          await applyLinks(trx, changes, (input) => parentOf(input, stored, id));
+          return answerOf(trx, stored, call.ctx, id);
         },
         written,
         call.log,
@@ -323,9 +531,16 @@ export function recordRoutes(
           const planned = await planUpdate(body, inputs, stored, dialect, errors, 'update');
           if (!errors.isEmpty) throw new Rollback(new RequestError(422, errors.toEnvelope()));
           written.push(...Object.keys(planned.values));
-          if (written.length === 0) return answerOf(stored, call.ctx, id);
-          await checkReferences(trx, planned.values, call.ctx, stored);
+          const parent = (input: LinkInput) => parentOf(input, stored, id);
+          const changes = await linkChanges(trx, planned.links, parent, call.ctx);
+          const linksChange = changes.some((change) => change.removed.length + change.added.length > 0);
+          if (written.length === 0 && !linksChange) return answerOf(trx, stored, call.ctx, id);
+          await checkReferences(trx, planned.values, call.ctx, stored, changes);
+          // The links first, then the columns, in one transaction: a refusal of either keeps neither.
+          await applyLinks(trx, changes, parent);
           const version = resource.versionColumn;
+          // Only links changed and no version column: no row to update (the ETag digests the links).
+          if (written.length === 0 && !version) return answerOf(trx, stored, call.ctx, id);
           await trx
             .updateTable(`${resource.table} as t0`)
             .set((eb: DynamicExpressionBuilder) => ({
@@ -346,7 +561,7 @@ export function recordRoutes(
           // this context's reach is undone, never half-done behind a 404.
           const found = await findRecord(id, call.ctx, trx);
           if (!found) throw new Rollback(outOfReach(planned.values));
-          return answerOf(found, call.ctx, id);
+          return answerOf(trx, found, call.ctx, id);
         },
         written,
         call.log,
@@ -389,7 +604,7 @@ export function recordRoutes(
             .execute();
           const found = await findRecord(id, call.ctx, trx);
           if (!found) throw new Rollback(notFound());
-          return answerOf(found, call.ctx, id);
+          return answerOf(trx, found, call.ctx, id);
         },
         [],
         call.log,

@@ -141,7 +141,13 @@ export async function createService<Ctx = unknown>(
     const { policy } = endpoint;
     const resource = endpoint.resource.name;
     const { list, one, aggregate } = listHandlers(endpoint, connection);
-    const records = recordRoutes(endpoint, connection, prefix, relationsOf(endpoint, schemaOf));
+    const records = recordRoutes(
+      endpoint,
+      connection,
+      prefix,
+      relationsOf(endpoint, schemaOf),
+      (related) => schemaOf.get(related)?.path ?? null,
+    );
     const may = accessChecks(policy, resource, identified);
     listPaths.add(path);
     route(path, 0);
@@ -383,11 +389,19 @@ interface RecordTarget {
 function recordRouting(target: RecordTarget): RecordRouting {
   const { endpoint, records, one, may } = target;
   const name = endpoint.resource.name;
+  const { linkSets } = records;
   /** The record's answer: its text is both the body and what the ETag digests when it is stored. */
-  const readAnswer = (found: OneRecord | undefined): ServiceResponse => {
+  const readAnswer = (found: OneRecord | undefined, ctx: unknown): NowOrLater<ServiceResponse> => {
     if (!found) throw RequestError.single(404, 'id', `No ${name} record with this id.`);
     // Some of its fields: the answer's own ETag (`withValidators`), which no write takes.
     if (!found.stored) return json(200, found.answer);
+    // A form that sets many-to-many links: the ETag covers them too, as a write's does.
+    if (linkSets) {
+      const { stored, answer } = found;
+      return linkSets(stored, ctx).then((sets) =>
+        json(200, answer, { etag: etagOf(endpoint.resource, stored, undefined, sets) }),
+      );
+    }
     if (found.answer !== found.stored)
       return json(200, found.answer, { etag: etagOf(endpoint.resource, found.stored) });
     const text = JSON.stringify(found.stored);
@@ -404,7 +418,7 @@ function recordRouting(target: RecordTarget): RecordRouting {
         signal: request.signal,
         primary: readsPrimary(request),
       }),
-      readAnswer,
+      (found) => readAnswer(found, ctx),
     );
   const runs: Record<Action, Run | undefined> = {
     read,

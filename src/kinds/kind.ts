@@ -31,7 +31,9 @@ export type InputType =
   | 'checkbox'
   | 'switch'
   | 'date'
-  | 'number';
+  | 'number'
+  /** A set of related keys: a `belongsToMany` relation's links (`InputDeclaration.relation`). */
+  | 'references';
 
 /** The facts of a declared column that a kind's rules read (a resolved column has them all). */
 export interface KindColumn {

@@ -121,12 +121,26 @@ export function recordSchema(endpoint: CompiledEndpoint): JsonSchema {
           "Shaped by the endpoint's response transformer (declare its schema with the endpoint's openapi.record).",
       }
     );
-  return recordOf(
+  const record = recordOf(
     endpoint.resource,
     includeTree(endpoint.allowedIncludes),
     [...endpoint.allowedCounts.keys()],
     new Set(endpoint.includeConstraints.keys()),
   );
+  // The relations a `references` input sets: a write answers the keys linked (src/core/records.ts).
+  const properties = record.properties as Record<string, JsonSchema>;
+  for (const input of endpoint.policy.schema?.form?.inputs ?? []) {
+    if (input.type !== 'references') continue;
+    const relation = input.relation ?? input.name;
+    const keys = { type: 'array', items: keySchema(endpoint.resource, relation) };
+    const written = `In the answer of create, PATCH and restore: the keys of the ${relation} linked, in key order.`;
+    const included = properties[relation];
+    if (included) {
+      const { description, ...records } = included;
+      properties[relation] = { anyOf: [records, keys], description: `${String(description)} ${written}` };
+    } else properties[relation] = { ...keys, description: written };
+  }
+  return record;
 }
 
 /** The column a filter name reaches (`score`, `department.name`), when it names one. */
@@ -331,6 +345,7 @@ function inputSchema(
   declaration: InputDeclaration | undefined,
   resource: ResolvedResource,
 ): JsonSchema {
+  if (input.references) return referencesSchema(input, declaration, resource);
   const column = resource.columns.get(declaration?.column ?? input.name);
   const optional = !input.required && (input.type === 'password' || column?.nullable !== false);
   const notes: string[] = [];
@@ -388,6 +403,43 @@ function inputSchema(
     ...schema,
     ...(declaration?.label !== undefined ? { title: declaration.label } : {}),
     ...(described !== '' ? { description: described } : {}),
+  };
+}
+
+/** A related record's key as a `references` input takes it: its column's kind, never null. */
+function keySchema(resource: ResolvedResource, relation: string): JsonSchema {
+  const link = resource.relations.get(relation);
+  const key = link?.target.columns.get(link.childKey);
+  return key ? kinds[key.type].schema(key) : {};
+}
+
+/**
+ * A `references` input's value (src/schema/update.ts `planLinks`): the whole set of the related keys,
+ * each once, at most `maxItems`; `[]` clears the links; null is refused.
+ */
+function referencesSchema(
+  input: FormInput,
+  declaration: InputDeclaration | undefined,
+  resource: ResolvedResource,
+): JsonSchema {
+  const references = input.references as NonNullable<FormInput['references']>;
+  const required = input.required ? { minItems: 1 } : {};
+  const notes = [
+    `The keys of the ${references.resource} records linked by ${references.relation}: the whole set, replacing the links (the ones kept are left as they are, new ones get the link table's defaults, an empty list clears them).`,
+    `A key no ${references.resource} record in your reach has (missing, soft-deleted, another scope's) is a 422 keyed ${input.name}.`,
+  ];
+  if (input.visibleWhen)
+    notes.push(
+      `Only read when ${input.visibleWhen.field} ${input.visibleWhen.operator ?? '==='} ${JSON.stringify(input.visibleWhen.is)} (else ignored, though a value of another shape is still refused).`,
+    );
+  return {
+    type: 'array',
+    items: keySchema(resource, references.relation),
+    uniqueItems: true,
+    ...required,
+    maxItems: references.maxItems,
+    ...(declaration?.label !== undefined ? { title: declaration.label } : {}),
+    description: notes.join(' '),
   };
 }
 

@@ -79,6 +79,13 @@ export interface InputDeclaration {
   column?: string;
   minLength?: number;
   maxLength?: number;
+  /**
+   * `references` only: the `belongsToMany` relation whose links the input sets (defaults to `name`),
+   * sent as the array of the related records' keys, the whole set.
+   */
+  relation?: string;
+  /** `references` only: the most keys one write may set (default 100; more is a 422). */
+  maxItems?: number;
 }
 
 export interface DetailFieldDeclaration {

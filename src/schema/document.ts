@@ -7,10 +7,16 @@ import { resolvePath } from '../plan/paths.js';
 import { exportFormats } from '../request/list-request.js';
 import { titleFor } from '../resource/plurals.js';
 import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
-import type { SchemaDeclaration, SelectOption, TableColumnType } from '../resource/schema-declaration.js';
+import type {
+  InputDeclaration,
+  SchemaDeclaration,
+  SelectOption,
+  TableColumnType,
+} from '../resource/schema-declaration.js';
 import type { ColumnType } from '../resource/types.js';
 import { labelFor, valueLabel } from '../resource/words.js';
-import type { DetailRelation, SchemaDocument, SchemaFilter } from './types.js';
+import type { DetailRelation, SchemaDocument, SchemaFilter, SchemaReferences } from './types.js';
+import { linkTarget } from './update.js';
 
 const tableType = (type: ColumnType): TableColumnType => kinds[type].table;
 
@@ -37,6 +43,8 @@ export function buildSchemaDocument(
   declaration: SchemaDeclaration,
   listPath: string,
   relations: readonly DetailRelation[] = [],
+  /** The schema document's path of a resource, when an endpoint serves one. */
+  schemaPathOf: (resource: string) => string | null = () => null,
 ): SchemaDocument {
   const { resource } = endpoint;
   const where = `Schema of "${endpoint.path}"`;
@@ -143,6 +151,7 @@ export function buildSchemaDocument(
           ...(input.options ? { options: input.options.map((option) => ({ ...option })) } : {}),
           ...(input.minLength !== undefined ? { minLength: input.minLength } : {}),
           ...(input.maxLength !== undefined ? { maxLength: input.maxLength } : {}),
+          ...(input.type === 'references' ? { references: referencesOf(resource, input, schemaPathOf) } : {}),
         };
       }),
     },
@@ -157,6 +166,22 @@ export function buildSchemaDocument(
       titleColumns,
       relations: [...relations],
     },
+  };
+}
+
+/** A `references` input's relation, as the document names it (checked as the write checks it). */
+function referencesOf(
+  resource: ResolvedResource,
+  input: InputDeclaration,
+  schemaPathOf: (resource: string) => string | null,
+): SchemaReferences {
+  const { relation, key, maxItems } = linkTarget(resource, input);
+  return {
+    relation: relation.name,
+    resource: relation.target.name,
+    key: key.name,
+    schema: schemaPathOf(relation.target.name),
+    maxItems,
   };
 }
 

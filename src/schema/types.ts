@@ -84,6 +84,8 @@ export interface SchemaDocument {
       options?: SelectOption[];
       minLength?: number;
       maxLength?: number;
+      /** A `references` input: the links of a many-to-many relation, sent as an array of related keys. */
+      references?: SchemaReferences;
     }[];
   };
   detail: {
@@ -139,4 +141,22 @@ export interface DetailRelation {
   titleColumns: string[];
   /** The related resource's schema document, when an endpoint serves one. */
   schema: string | null;
+}
+
+/**
+ * What a `references` input sets: the whole set of a many-to-many relation's links, as the array of the
+ * related records' keys (`"tracks": [3, 7, 12]`). Enough for a frontend to build an autocomplete over
+ * the related resource's list (its `search`, titled by its schema's record title).
+ */
+export interface SchemaReferences {
+  /** The relation's name, as `include=` takes it (a read's `include=<relation>` gives the records). */
+  relation: string;
+  /** The related resource. */
+  resource: string;
+  /** The related key each item is a value of (its column). */
+  key: string;
+  /** The related resource's schema document, when an endpoint serves one. */
+  schema: string | null;
+  /** The most keys one write sets (more is a 422). */
+  maxItems: number;
 }

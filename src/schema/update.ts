@@ -4,7 +4,7 @@ import type { ErrorBag } from '../errors/error-bag.js';
 import { coerceDate, decimalRange, decimalTextPattern, kinds, type Scalar } from '../kinds/index.js';
 import { coerceForColumn } from '../plan/values.js';
 import type { ResourceRecord } from '../resource/policy.js';
-import type { ResolvedColumn, ResolvedResource } from '../resource/registry.js';
+import type { ResolvedColumn, ResolvedRelation, ResolvedResource } from '../resource/registry.js';
 import type { InputDeclaration } from '../resource/schema-declaration.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { storedBoolean } from '../sql/storage.js';
@@ -44,16 +44,66 @@ const defaultMaxLength: Partial<Record<InputDeclaration['type'], number>> = {
 export interface UpdatePlan {
   /** Column → value in the database's parameter form. */
   values: Record<string, unknown>;
+  /**
+   * The link sets a `references` input sets, by relation name: every related key, coerced and bound,
+   * without duplicates (the whole set: links not in it are removed).
+   */
+  links: Map<string, unknown[]>;
 }
 
-/** An input with its target column, prepared at start-up. */
-export interface FormInput {
-  declaration: InputDeclaration;
-  column: ResolvedColumn;
+/** The most keys a `references` input takes in one write, unless it declares `maxItems`. */
+export const DEFAULT_MAX_REFERENCES = 100;
+
+/**
+ * What a `references` input writes: the links of a `belongsToMany` relation, each to a related record
+ * named by its key (`key`, the related table's column the pivot points at, one column).
+ */
+export interface LinkTarget {
+  relation: ResolvedRelation;
+  key: ResolvedColumn;
+  maxItems: number;
+}
+
+/** An input with its target, prepared at start-up: a column, or the links of a relation. */
+export type FormInput =
+  | { declaration: InputDeclaration; column: ResolvedColumn; link?: undefined }
+  | { declaration: InputDeclaration; column?: undefined; link: LinkTarget };
+
+/**
+ * The relation a `references` input sets, checked at start-up: a `belongsToMany` of the resource whose
+ * related key is one column (a composite-key related resource has no key to send), and whose parent
+ * key a write knows (the primary key, or a visible column).
+ */
+export function linkTarget(resource: ResolvedResource, declaration: InputDeclaration): LinkTarget {
+  const where = `Form of "${resource.name}": references input "${declaration.name}"`;
+  const name = declaration.relation ?? declaration.name;
+  const relation = resource.relations.get(name);
+  if (relation?.kind !== 'belongsToMany' || !relation.pivot)
+    throw new ConfigurationError(`${where} names "${name}", which is not a belongsToMany relation.`);
+  const { target } = relation;
+  if (target.keyColumns.length !== 1 || target.primaryKey === undefined)
+    throw new ConfigurationError(
+      `${where}: "${target.name}" has a composite key, which a list of keys cannot name.`,
+    );
+  const key = target.columns.get(relation.childKey);
+  if (!key || key.hidden)
+    throw new ConfigurationError(`${where}: the related key "${relation.childKey}" is not a visible column.`);
+  const parent = resource.columns.get(relation.parentKey);
+  if (relation.parentKey !== resource.primaryKey && (!parent || parent.hidden))
+    throw new ConfigurationError(`${where}: the parent key "${relation.parentKey}" is not a visible column.`);
+  const maxItems = declaration.maxItems ?? DEFAULT_MAX_REFERENCES;
+  if (!Number.isInteger(maxItems) || maxItems < 1)
+    throw new ConfigurationError(`${where}: maxItems must be a whole number of at least 1.`);
+  return { relation, key, maxItems };
 }
 
 export function prepareInputs(resource: ResolvedResource, inputs: readonly InputDeclaration[]): FormInput[] {
-  return inputs.map((declaration) => {
+  return inputs.map((declaration): FormInput => {
+    if (declaration.type === 'references') return { declaration, link: linkTarget(resource, declaration) };
+    if (declaration.relation !== undefined || declaration.maxItems !== undefined)
+      throw new ConfigurationError(
+        `Form of "${resource.name}": input "${declaration.name}" takes relation and maxItems only as a references input.`,
+      );
     const column = resource.columns.get(declaration.column ?? declaration.name);
     if (!column)
       throw new ConfigurationError(
@@ -102,8 +152,12 @@ export function textLengths(input: Pick<InputDeclaration, 'type' | 'minLength' |
  */
 export function bodyLimit(inputs: readonly FormInput[]): number {
   let bytes = 16 * 1024;
-  for (const { declaration } of inputs)
-    bytes += textTypes.has(declaration.type) ? textLengths(declaration).max * 6 + 64 : 1024;
+  for (const { declaration, link } of inputs)
+    bytes += link
+      ? link.maxItems * 256 + 64
+      : textTypes.has(declaration.type)
+        ? textLengths(declaration).max * 6 + 64
+        : 1024;
   return bytes;
 }
 
@@ -157,7 +211,12 @@ export async function planUpdate(
     if (!byName.has(name)) errors.add(name, `The field "${name}" cannot be ${mode}d.`);
   const merged: Record<string, unknown> = { ...stored, ...body };
   const values: Record<string, unknown> = {};
+  const links = new Map<string, unknown[]>();
   for (const input of inputs) {
+    if (input.link) {
+      planLinks(body, input.declaration, input.link, merged, dialect, errors, mode, links);
+      continue;
+    }
     const { declaration, column } = input;
     const { name } = declaration;
     const label = declaration.label ?? name;
@@ -195,7 +254,75 @@ export async function planUpdate(
         ? await hashPassword(checked.value as string)
         : bind(column, checked.value, dialect);
   }
-  return { values };
+  return { values, links };
+}
+
+/**
+ * A `references` input's set: an array of the related records' keys, each of the related key's kind
+ * (a number or its text for an integer key, a UUID's text…), none twice, at most `maxItems`; empty
+ * clears the links; `null` and any other shape are refused. Whether each key names a record this
+ * context may link to is the write's to check, in its transaction (`core/records.ts`).
+ */
+function planLinks(
+  body: Record<string, unknown>,
+  declaration: InputDeclaration,
+  link: LinkTarget,
+  merged: Record<string, unknown>,
+  dialect: SqlDialect,
+  errors: ErrorBag,
+  mode: 'create' | 'update',
+  links: Map<string, unknown[]>,
+): void {
+  const { name } = declaration;
+  const label = declaration.label ?? name;
+  const sent = Object.hasOwn(body, name);
+  const shown = isVisible(declaration.visibleWhen, merged);
+  if (!sent) {
+    if (shown && mode === 'create' && declaration.required)
+      errors.add(name, `The ${label} field is required.`);
+    return;
+  }
+  const value = body[name];
+  const target = link.relation.target.name;
+  if (!Array.isArray(value)) {
+    errors.add(name, `The ${label} field must be a list of ${target} ids (an empty list clears it).`);
+    return;
+  }
+  if (value.length > link.maxItems) {
+    errors.add(name, `The ${label} field must not have more than ${link.maxItems} items.`);
+    return;
+  }
+  const keys: unknown[] = [];
+  const seen = new Set<string>();
+  const problems = new Set<string>();
+  for (const item of value) {
+    const coerced =
+      typeof item === 'number' || typeof item === 'string'
+        ? coerceForColumn(link.key, String(item))
+        : undefined;
+    if (!coerced?.ok) {
+      problems.add(
+        `The ${label} field must hold ${target} ids, each ${coerced ? coerced.expected : 'a number or a string'}.`,
+      );
+      continue;
+    }
+    const text = String(coerced.value);
+    if (seen.has(text)) {
+      problems.add(`The ${label} field names ${target} ${text} more than once.`);
+      continue;
+    }
+    seen.add(text);
+    keys.push(dialect.kinds[link.key.type]?.bind?.(coerced.value) ?? coerced.value);
+  }
+  for (const problem of problems) errors.add(name, problem);
+  if (problems.size > 0) return;
+  // Hidden by visibleWhen: checked, not saved.
+  if (!shown) return;
+  if (keys.length === 0 && declaration.required) {
+    errors.add(name, `The ${label} field is required.`);
+    return;
+  }
+  links.set(link.relation.name, keys);
 }
 
 function checkValue(
