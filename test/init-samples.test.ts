@@ -406,7 +406,17 @@ for (const dialect of dialects)
           expect.objectContaining({ name: 'email', type: 'email', required: true }),
           // NOT NULL with a default: not required.
           expect.objectContaining({ name: 'active', type: 'switch', required: false }),
+          // A many-to-many relation to a resource of one key: its set of related keys.
+          expect.objectContaining({
+            name: 'roles',
+            type: 'references',
+            references: expect.objectContaining({ relation: 'roles', resource: 'roles', key: 'id' }),
+          }),
         ]);
+        // The set replaced through the link table, whose own columns take their defaults.
+        const linked = await app.inject({ method: 'PATCH', url: '/api/users/1', payload: { roles: [2, 1] } });
+        expect(linked.statusCode, linked.body).toBe(200);
+        expect((linked.json() as Row).roles).toEqual([1, 2]);
         const created = await app.inject({
           method: 'POST',
           url: '/api/category',

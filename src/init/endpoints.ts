@@ -199,7 +199,7 @@ export function planEndpoint(
       column.type === 'string' && !column.hidden && (column.text === 'short' || column.name === labelColumn),
   );
 
-  const { schema, inputs } = schemaDeclaration(resource, notes);
+  const { schema, inputs } = schemaDeclaration(resource, notes, related);
   const actions: Action[] = ['list', 'read'];
   if (writable && resource.view) notes.push('A view: read-only, even with --writable.');
   else if (writable && composite)
@@ -363,6 +363,7 @@ function inputFor(column: ColumnPlan): InputDeclaration | undefined {
 function schemaDeclaration(
   resource: Omit<ResourcePlan, 'endpoint' | 'variable'>,
   notes: string[],
+  related: RelatedResources,
 ): { schema: SchemaDeclaration; inputs: number } {
   const visible = resource.columns.filter((column) => !column.hidden);
   const badge = ofValues;
@@ -381,6 +382,13 @@ function schemaDeclaration(
     const input = inputFor(column);
     if (input) inputs.push(input);
     else left.push(column.name);
+  }
+  // Each many-to-many relation to a resource of one key column: its links, as the set of related keys.
+  for (const relation of resource.relations) {
+    const target = related.get(relation.resource);
+    if (relation.kind !== 'belongsToMany' || !target || keyColumnsOf(target).length !== 1) continue;
+    if (inputs.some((input) => input.name === relation.name)) continue;
+    inputs.push({ name: relation.name, type: 'references' });
   }
   if (left.length > 0 && !resource.view)
     notes.push(`Not in the form (no input for their kind): ${left.join(', ')}.`);
