@@ -7,6 +7,9 @@ export type Input = SchemaDocument['form']['inputs'][number];
 export function initialValue(input: Input, record: RecordData): unknown {
   const value = record[input.name];
   switch (input.type) {
+    // A relation's set of keys: not edited here yet (left out of the form, so never sent).
+    case 'references':
+      return undefined;
     case 'password':
       return '';
     case 'checkbox':
@@ -24,6 +27,8 @@ export function initialValue(input: Input, record: RecordData): unknown {
 /** An input's value before anything is typed in a new record. */
 export function emptyValue(input: Input): unknown {
   switch (input.type) {
+    case 'references':
+      return undefined;
     case 'checkbox':
     case 'switch':
       return false;
@@ -68,7 +73,9 @@ export function RecordForm({
   dialog?: React.ReactNode;
 }) {
   const { form } = schema;
-  const visible = form.inputs.filter((input) => isVisible(input.visibleWhen, values));
+  const visible = form.inputs.filter(
+    (input) => input.type !== 'references' && isVisible(input.visibleWhen, values),
+  );
   const known = new Set(form.inputs.map((input) => input.name));
   const otherErrors = Object.entries(errors).filter(([key]) => !known.has(key));
   return (
