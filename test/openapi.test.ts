@@ -209,10 +209,17 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
     expect(record['x-answered']).toContain('email');
     expect(record['x-answered']).not.toContain('posts_count');
     expect(record.additionalProperties).toBe(false);
-    // To-many: an array of the related records, nested includes inside.
-    const roles = p.roles as Json;
-    expect(roles.type).toBe('array');
-    expect(props(roles.items as Json).permissions?.type).toBe('array');
+    // To-many: an array of the related records, nested includes inside; a relation the form sets (a
+    // references input) is also the list of its keys, as a write answers it.
+    const [roles, roleKeys] = (p.roles as Json).anyOf as Json[];
+    expect(roles?.type).toBe('array');
+    expect(props(roles?.items as Json).permissions?.type).toBe('array');
+    expect(roleKeys).toMatchObject({ type: 'array', items: { type: 'integer' } });
+    expect(props(schemaOf(document, 'UsersUpdate')).roles).toMatchObject({
+      type: 'array',
+      uniqueItems: true,
+      maxItems: 10,
+    });
     // To-one: the record or null.
     expect(alternative(p.department, 1)).toEqual({ type: 'null' });
     // The transformer's record is the one the endpoint declares.

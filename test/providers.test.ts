@@ -84,6 +84,11 @@ for (const dialect of dialects) {
   describe(`data providers on ${dialect}`, () => {
     const demoEndpoints = endpoints as unknown as EndpointPolicy<RecordsContext | null>[];
     const usersEndpoint = demoEndpoints.find((endpoint) => endpoint.resource === 'users');
+    const usersSchema = usersEndpoint?.schema as NonNullable<EndpointPolicy['schema']>;
+    const usersWithRoles = {
+      ...usersSchema,
+      form: { inputs: [...(usersSchema.form?.inputs ?? []), { name: 'roles', type: 'references' as const }] },
+    };
     const service = useRecordsService(dialect, 'providers', {
       endpoints: [
         ...demoEndpoints,
@@ -92,6 +97,12 @@ for (const dialect of dialects) {
           ...(usersEndpoint as EndpointPolicy<RecordsContext | null>),
           path: 'users-uncounted',
           total: 'none',
+        },
+        // The same users whose form sets their roles (a references input): an array of role ids.
+        {
+          ...(usersEndpoint as EndpointPolicy<RecordsContext | null>),
+          path: 'users-with-roles',
+          schema: usersWithRoles,
         },
       ],
     });
@@ -383,6 +394,30 @@ for (const dialect of dialects) {
         );
         expect(taken.status).toBe(409);
         expect(taken.body.errors.email).toContain('taken');
+      });
+
+      it('create and update pass a ReferenceArrayInput’s array of ids through: the links as saved', async () => {
+        const { sent, fetch } = watchedFetch();
+        const provider = ra({ fetch });
+        const created = await provider.create('users-with-roles', {
+          data: { ...newUser('ra-roles'), roles: [2, 1] },
+        });
+        expect(created.data).toMatchObject({ name: 'Provider ra-roles', roles: [1, 2] });
+        const id = created.data.id;
+        const previousData = (await provider.getOne('users-with-roles', { id })).data;
+        const updated = await provider.update('users-with-roles', {
+          id,
+          data: { ...previousData, roles: [2] },
+          previousData,
+        });
+        expect(sent.find((request) => request.method === 'PATCH')?.body).toEqual({ roles: [2] });
+        expect(updated.data.roles).toEqual([2]);
+        const refused = await failure(
+          provider.update('users-with-roles', { id, data: { roles: [2, 999] }, previousData: updated.data }),
+          HttpError,
+        );
+        expect(refused.status).toBe(422);
+        expect(Object.keys(refused.body.errors)).toEqual(['roles']);
       });
 
       it('a save over a change made since the read is a 412, not a lost update', async () => {
@@ -678,6 +713,18 @@ for (const dialect of dialects) {
         const id = created.data.id as number;
         const updated = await provider.update({ resource: 'users', id, variables: { score: 33 } });
         expect(updated.data).toMatchObject({ id, score: 33, name: 'Provider refine' });
+        // A relation's set of keys (a references input) is passed through as the form holds it.
+        const linked = await provider.create({
+          resource: 'users-with-roles',
+          variables: { ...newUser('refine-roles'), roles: [3, 1] },
+        });
+        expect(linked.data).toMatchObject({ roles: [1, 3] });
+        const relinked = await provider.update({
+          resource: 'users-with-roles',
+          id: linked.data.id as number,
+          variables: { roles: [] },
+        });
+        expect(relinked.data).toMatchObject({ roles: [] });
         const refused = await failure(
           provider.update({ resource: 'users', id, variables: { email: 'nope', status: 'unknown' } }),
           RefineHttpError,

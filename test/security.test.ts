@@ -182,6 +182,18 @@ const endpoints = [
   // Open to anyone (no rules): an anonymous context reaches the scopes, which must give it nothing.
   defineEndpoint<Claims>({ resource: 'users', path: 'public-users', allowedFilters: ['*'] }),
   defineEndpoint<Claims>({ resource: 'roles', path: 'public-roles', allowedCounts: ['users'] }),
+  // Global roles whose members (tenant-scoped users) an editor sets: a many-to-many write.
+  defineEndpoint<Claims>({
+    resource: 'roles',
+    path: 'roles-members',
+    allowedIncludes: ['users'],
+    actions: ['read', 'update'],
+    access: { read: identified, update: editors },
+    schema: {
+      table: { columns: [{ key: 'id' }, { key: 'name' }] },
+      form: { inputs: [{ name: 'users', type: 'references' }] },
+    },
+  }),
   // Defaults that are a function of the context: the plan cache must key on them.
   defineEndpoint<Claims>({
     resource: 'users',
@@ -583,6 +595,7 @@ for (const dialect of dialects)
               'users',
               'posts',
               'comments',
+              'roles',
             ]);
           }
         });
@@ -1532,6 +1545,50 @@ for (const dialect of dialects)
               ['post_id', 'user_id'],
             ],
           ]);
+        });
+
+        it('sets many-to-many links only to rows in reach, answers the others as nothing, and keeps another tenant’s links', async () => {
+          const before = await snapshot(svc.conn);
+          const live = (tenant: number) =>
+            world.users.filter((u) => u.department_id === tenant && u.deleted_at === null).map((u) => u.id);
+          const trashed = world.users.find((u) => u.department_id === 1 && u.deleted_at !== null)?.id;
+          const [mine = 0] = live(1);
+          const [theirs = 0] = live(2);
+          const members = (tenant: number, role: number) =>
+            live(tenant)
+              .filter((id) => world.userRoles[id]?.includes(role))
+              .sort((a, b) => a - b);
+          // Another tenant's user, a soft-deleted one and none at all: one answer, nothing written.
+          const bodies: string[] = [];
+          for (const key of [theirs, trashed, 99999]) {
+            const res = await call('editor', 'PATCH', '/api/roles-members/2', { users: [mine, key] });
+            expect(res.statusCode, res.body).toBe(422);
+            bodies.push(res.body);
+          }
+          expect(new Set(bodies).size).toBe(1);
+          expect(JSON.parse(bodies[0] as string).errors).toEqual({
+            users: ['The selected users does not exist.'],
+          });
+          expect(await snapshot(svc.conn)).toBe(before);
+          // Within the tenant: tenant 1's members of role 2 replaced, tenant 2's kept and never shown.
+          const first = await call('editor', 'GET', '/api/roles-members/2');
+          const set = await call('editor', 'PATCH', '/api/roles-members/2', { users: [mine] });
+          expect(set.statusCode, set.body).toBe(200);
+          expect(set.json().users).toEqual([mine]);
+          expect(set.headers.etag).not.toBe(first.headers.etag);
+          const seen = await read('other', '/api/roles-members/2?include=users');
+          expect(seen.users.map((u: { id: number }) => u.id).sort()).toEqual(members(2, 2));
+          // The ETag read before the change is stale now: 412, nothing written.
+          const stale = await svc.inject({
+            method: 'PATCH',
+            url: '/api/roles-members/2',
+            headers: { ...headersOf('editor'), 'if-match': String(first.headers.etag) },
+            payload: { users: [] },
+          });
+          expect(stale.statusCode).toBe(412);
+          const back = await call('editor', 'PATCH', '/api/roles-members/2', { users: members(1, 2) });
+          expect(back.statusCode, back.body).toBe(200);
+          expect(await snapshot(svc.conn)).toBe(before);
         });
 
         it('refuses a new reference to a soft-deleted row as one to nothing, and keeps a stored one', async () => {

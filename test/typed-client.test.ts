@@ -159,6 +159,9 @@ describe.each(dialects)('typed client through HTTP (%s)', (dialect) => {
     const id = (created.record as { id: number }).id;
     const updated = await client.users.update(id, { score: 43 }, { ifMatch: created.etag ?? '' });
     expect(updated.ok && (updated.record as { score: number }).score).toBe(43);
+    // The roles set through the typed client: the answer carries the keys as saved.
+    const linked = await client.users.update(id, { roles: [2, 1] });
+    expect(linked.ok && (linked.record as { roles: unknown }).roles).toEqual([1, 2]);
     const refused = await client.users.create({
       name: 'x',
       email: 'not-an-email',
@@ -256,6 +259,12 @@ export async function uses(): Promise<void> {
   client.users.exportUrl({}, 'xlsx');
   await client.users.list({ filter: { score: { between: [10, 20] }, birthday: { date_between: ['2024-01-01', '2024-12-31'] } } });
   await client.users.create({ name: 'Ann', email: 'ann@example.com', status: 'active' });
+  // A references input: the set of related keys, typed as the related key is.
+  await client.users.update(1, { roles: [1, 2] });
+  // @ts-expect-error a role's key is a number
+  await client.users.update(1, { roles: ['admin'] });
+  // @ts-expect-error the whole set, never null
+  await client.users.update(1, { roles: null });
   await client.posts.update(1, { title: 'New' }, { ifMatch: '"v1"' });
   const label: string | undefined = (await client['comment-labels'].list()).data[0]?.label;
   const limited = await client.users.list({
