@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoTokens } from '../examples/demo/auth.js';
 import demoConfig from '../examples/demo/config.js';
 import { createSchema, dropSchema } from '../examples/demo/schema.js';
-import { seedDemo } from '../examples/demo/seed.js';
+import { mulberry32, seedDemo } from '../examples/demo/seed.js';
 import type { OpenApiDocument } from '../src/openapi/index.js';
 import type { ServiceConfig } from '../src/resource/policy.js';
 import type { Connection } from '../src/sql/connect.js';
@@ -107,18 +107,6 @@ function hash(text: string): number {
   let h = 2166136261;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
   return h >>> 0;
-}
-
-/** A small seeded PRNG (mulberry32) for the test's own choices (which id, which mutation). */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
@@ -302,7 +290,8 @@ describe.each(dialects)('the OpenAPI document as a contract, on the demo (%s)', 
         const opSeed = hash(`${operation.method} ${operation.path} ${caller}`) ^ SEED;
         for (let i = 0; i < VALID + INVALID; i++) {
           const valid = i < VALID;
-          const random = prng(opSeed + i * 104729);
+          // The demo's own seeded PRNG, for the test's choices (which id, which mutation).
+          const random = mulberry32(opSeed + i * 104729);
           const request = build(operation, caller, opSeed + i * 15485863, random, valid);
           if (!request) continue;
           const response = await send(request);

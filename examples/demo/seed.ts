@@ -64,8 +64,8 @@ const DAY = 86_400_000;
 /** Rows per INSERT: far below every engine's bound-parameter limit. */
 const BATCH = 500;
 
-/** mulberry32: a tiny seeded PRNG, so every database gets the very same rows. */
-function mulberry32(seed: number): () => number {
+/** mulberry32: a tiny seeded PRNG, so every database gets the very same rows (and a test, the same choices). */
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
