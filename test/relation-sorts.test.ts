@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
 import { ConfigurationError } from '../src/errors/configuration-error.js';
 import { compileEndpoint } from '../src/plan/endpoint.js';
@@ -121,8 +121,8 @@ const encode = (payload: unknown) => Buffer.from(JSON.stringify(payload)).toStri
 for (const dialect of dialects) {
   describe(`sort by to-one relation paths and relation counts on ${dialect}`, () => {
     const svc = useService(dialect, 'relsort', { endpoints });
-
-    it('has the edge cases it means to test', async () => {
+    // In the set-up, so that any one test runs alone (registered after useService's, so it runs after it).
+    beforeAll(async () => {
       await insertUsers(svc.conn, extraUsers);
       await insertPosts(
         svc.conn,
@@ -135,6 +135,9 @@ for (const dialect of dialects) {
           created_at: '2024-05-01T00:00:00.000Z',
         })),
       );
+    });
+
+    it('has the edge cases it means to test', async () => {
       const visible = visibleUsers();
       expect(visible.filter((user) => user.department_id === null).length).toBeGreaterThan(3);
       expect(new Set(visible.map((user) => userValue(user, 'posts_count'))).size).toBeGreaterThanOrEqual(3);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
 import { defineEndpoint, type ServiceConfig } from '../src/resource/policy.js';
 import type { ResourceDefinition } from '../src/resource/types.js';
@@ -127,9 +127,10 @@ for (const dialect of dialects) {
   describe(`sort and keyset pages over NOT NULL, nullable and mixed-direction columns on ${dialect}`, () => {
     const svc = useService(dialect, 'sortkeyset', { endpoints: [endpoint] });
     const all = [...users, ...extra];
+    // In the set-up, so that any one test runs alone (registered after useService's, so it runs after it).
+    beforeAll(() => insertUsers(svc.conn, extra));
 
     it('has the edge cases it means to test', async () => {
-      await insertUsers(svc.conn, extra);
       const visible = all.filter((user) => user.deleted_at === null);
       expect(visible.filter((user) => user.birthday === null).length).toBeGreaterThan(5);
       expect(new Set(visible.map((user) => user.created_at)).size).toBeLessThan(visible.length - 10);
