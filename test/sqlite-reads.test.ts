@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'kysely';
+import { SqliteDriver, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Connection, connect } from '../src/sql/connect.js';
 
@@ -27,7 +27,31 @@ describe('sqlite reads beside transactions', () => {
     );
   });
 
+  /**
+   * Calls waiting for the one connection (Kysely's mutex), counted at Kysely's SQLite driver, which the
+   * service's driver extends: a read that takes its turn behind a transaction waits here.
+   */
+  let waiting = 0;
+  const acquire = SqliteDriver.prototype.acquireConnection;
+  beforeAll(() => {
+    SqliteDriver.prototype.acquireConnection = async function (this: SqliteDriver) {
+      waiting++;
+      try {
+        return await acquire.call(this);
+      } finally {
+        waiting--;
+      }
+    };
+  });
+  /** Until a call waits for the connection: fails if none does within a second. */
+  const readWaits = async () => {
+    const end = Date.now() + 1000;
+    while (waiting === 0 && Date.now() < end) await sleep(5);
+    expect(waiting, 'no read waited for the connection held by the transaction').toBe(1);
+  };
+
   afterAll(async () => {
+    SqliteDriver.prototype.acquireConnection = acquire;
     await conn.close();
     rmSync(folder, { recursive: true, force: true });
   });
@@ -45,7 +69,7 @@ describe('sqlite reads beside transactions', () => {
         readDone = true;
         return n;
       });
-      await sleep(50);
+      await readWaits();
       insideSaw = readDone ? -1 : 0;
       throw Object.assign(new Error('roll back'), { read });
     });
@@ -60,7 +84,7 @@ describe('sqlite reads beside transactions', () => {
     await conn.db.transaction().execute(async (trx) => {
       await sql`insert into notes (id, body, done) values (5, 'five', 1)`.execute(trx);
       pending.push(count());
-      await sleep(20);
+      await readWaits();
     });
     expect(await pending[0]).toBe(4);
     expect(await count()).toBe(4);

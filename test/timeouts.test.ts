@@ -339,7 +339,9 @@ for (const dialect of servers) {
       const app = await serve(endpoint({ timeoutMs: 120_000 }), { poolSize: 1, acquireTimeoutMs: 150 });
       // `inject` dispatches on `then`: start the slow request now, not when it is awaited.
       const slow = app.inject({ url: `/api/users?${slowQuery}&pagination=simple` }).then((res) => res);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The slow statement holds the pool's only connection once it runs on the server.
+      const holds = await until(async () => (await runningFilter(conn, dialect)).length > 0, 10_000);
+      expect(holds, 'the slow statement was never seen running').toBe(true);
       const waiting = await app.inject({ url: '/api/users?per_page=1&pagination=simple' });
       expect(waiting.statusCode, waiting.body).toBe(503);
       expect(waiting.json().errors.database).toHaveLength(1);
