@@ -10,7 +10,24 @@ import type { ConnectOptions, DialectName } from '../../src/sql/dialect.js';
 const postgresServer = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const mysqlServer = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
 
-export const dialects: DialectName[] = ['sqlite', 'postgres', 'mysql'];
+const engines: DialectName[] = ['sqlite', 'postgres', 'mysql'];
+
+/**
+ * The engines the suites loop over: all three, or those `TEST_ENGINES` names (`npm run test:fast` sets
+ * `sqlite`, for the edit–test loop; CI runs all three).
+ */
+export const dialects: DialectName[] = selectedEngines(process.env.TEST_ENGINES);
+
+function selectedEngines(given: string | undefined): DialectName[] {
+  if (given === undefined || given.trim() === '') return engines;
+  const names = given.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(engines as string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(
+      `TEST_ENGINES names ${unknown.join(', ')}: it takes ${engines.join(', ')}, comma-separated.`,
+    );
+  return engines.filter((engine) => names.includes(engine));
+}
 
 /**
  * The server-side name for a test database: the test's name plus this process id, so files run in
