@@ -16,7 +16,28 @@ describe('sqlite reads beside transactions', () => {
   let folder: string;
   let conn: Connection;
 
+  /**
+   * Calls waiting for the one connection (Kysely's mutex), counted at Kysely's SQLite driver, which the
+   * service's driver extends: a read that takes its turn behind a transaction waits here.
+   */
+  let waiting = 0;
+  const acquire = SqliteDriver.prototype.acquireConnection;
+  /** Until a call waits for the connection: fails if none does within a second. */
+  const readWaits = async () => {
+    const end = Date.now() + 1000;
+    while (waiting === 0 && Date.now() < end) await sleep(5);
+    expect(waiting, 'no read waited for the connection held by the transaction').toBe(1);
+  };
+
   beforeAll(async () => {
+    SqliteDriver.prototype.acquireConnection = async function (this: SqliteDriver) {
+      waiting++;
+      try {
+        return await acquire.call(this);
+      } finally {
+        waiting--;
+      }
+    };
     folder = mkdtempSync(join(tmpdir(), 'rqs-sqlite-reads-'));
     conn = connect(`sqlite:${join(folder, 'reads.db')}`);
     await sql`create table notes (id integer primary key, body text not null, done integer not null)`.execute(
@@ -26,29 +47,6 @@ describe('sqlite reads beside transactions', () => {
       conn.db,
     );
   });
-
-  /**
-   * Calls waiting for the one connection (Kysely's mutex), counted at Kysely's SQLite driver, which the
-   * service's driver extends: a read that takes its turn behind a transaction waits here.
-   */
-  let waiting = 0;
-  const acquire = SqliteDriver.prototype.acquireConnection;
-  beforeAll(() => {
-    SqliteDriver.prototype.acquireConnection = async function (this: SqliteDriver) {
-      waiting++;
-      try {
-        return await acquire.call(this);
-      } finally {
-        waiting--;
-      }
-    };
-  });
-  /** Until a call waits for the connection: fails if none does within a second. */
-  const readWaits = async () => {
-    const end = Date.now() + 1000;
-    while (waiting === 0 && Date.now() < end) await sleep(5);
-    expect(waiting, 'no read waited for the connection held by the transaction').toBe(1);
-  };
 
   afterAll(async () => {
     SqliteDriver.prototype.acquireConnection = acquire;

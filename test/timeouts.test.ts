@@ -304,9 +304,10 @@ for (const dialect of servers) {
         const next = await app.inject({ url: '/api/users?per_page=1&pagination=simple' });
         expect(next.statusCode, next.body).toBe(200);
         // The pool's one connection, still open after it served the next request: it was kept.
-        expect(await connectionOpen(conn, dialect, ran as number), `attempt ${attempt}: connection closed`).toBe(
-          true,
-        );
+        expect(
+          await connectionOpen(conn, dialect, ran as number),
+          `attempt ${attempt}: connection closed`,
+        ).toBe(true);
       }
     }, 120_000);
 
