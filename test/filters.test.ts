@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineEndpoint, Filter } from '../src/resource/policy.js';
 import { dialects } from './support/databases.js';
-import { profiles, type UserRow, users } from './support/fixture.js';
+import { posts, profiles, type UserRow, users } from './support/fixture.js';
 import {
   byIdDesc,
   expectedUsers,
@@ -22,6 +22,13 @@ const starts = (text: string, part: string) => lower(text).startsWith(lower(part
 const ends = (text: string, part: string) => lower(text).endsWith(lower(part));
 const all = () => true;
 const none = () => false;
+/**
+ * No visible user's own text or datetime column is empty or NULL: related ones are (a profile's
+ * website, a post's published_at), so their cases select some users for those operators.
+ */
+const profileOf = (u: UserRow) => profiles.find((p) => p.user_id === u.id);
+const website = (u: UserRow) => profileOf(u)?.website;
+const livePostsOf = (u: UserRow) => posts.filter((p) => p.user_id === u.id && p.deleted_at === null);
 
 const stringCases: Case[] = [
   ['filter[status]=active', (u) => u.status === 'active'],
@@ -51,6 +58,10 @@ const stringCases: Case[] = [
   ['filter[name][is_empty]=false', (u) => u.name !== ''],
   ['filter[email][is_null]=true', none],
   ['filter[email][is_not_null]=1', all],
+  ['filter[profile.website][is_empty]=true', (u) => website(u) === ''],
+  ['filter[profile.website][is_not_empty]=true', (u) => typeof website(u) === 'string' && website(u) !== ''],
+  ['filter[profile.website][is_null]=true', (u) => profileOf(u) !== undefined && website(u) === null],
+  ['filter[profile.website][is_not_null]=1', (u) => typeof website(u) === 'string'],
   ['filter[status]=nobody', none],
 ];
 
@@ -198,6 +209,8 @@ const datetimeCases: Case[] = [
   ['filter[created_at][year]=2025', (u) => u.created_at.startsWith('2025-')],
   ['filter[created_at][is_null]=1', none],
   ['filter[created_at][is_not_null]=1', all],
+  ['filter[posts.published_at][is_null]=1', (u) => livePostsOf(u).some((p) => p.published_at === null)],
+  ['filter[posts.published_at][is_not_null]=1', (u) => livePostsOf(u).some((p) => p.published_at !== null)],
 ];
 
 /** The same list written three ways: CSV, `[]` and indexed. */
@@ -303,7 +316,6 @@ const caseAndWildcardCases: Case[] = [
 ];
 
 /** Relation and JSON filters whose NULL rows must stay out of the negative operators. */
-const profileOf = (u: UserRow) => profiles.find((p) => p.user_id === u.id);
 const nullCases: Case[] = [
   ['filter[department_id][neq]=1', (u) => u.department_id !== null && u.department_id !== 1],
   ['filter[department_id][not_in]=1,2', (u) => u.department_id !== null && ![1, 2].includes(u.department_id)],
@@ -351,6 +363,51 @@ const nullCases: Case[] = [
     (u) => typeof u.settings?.language === 'string' && !has(u.settings.language, 'e'),
   ],
 ];
+
+/**
+ * A case matching no visible user or every one passes on a filter that is ignored or that matches
+ * nothing: each operator of a table that has one also has a case matching some users and not others.
+ */
+describe('the filter case tables', () => {
+  const tables: [table: string, cases: Case[]][] = [
+    ['string', stringCases],
+    ['integer', integerCases],
+    ['decimal', decimalCases],
+    ['boolean', booleanCases],
+    ['date', dateCases],
+    ['datetime', datetimeCases],
+    ['case and wildcard', caseAndWildcardCases],
+    ['NULL', nullCases],
+  ];
+
+  /**
+   * No column of these types can be NULL (the users' and the relations' the endpoint filters by):
+   * their NULL tests match none or all, and the same `is null` selects strictly on the other types.
+   */
+  const notNullable = ['decimal is_null', 'boolean is_null', 'boolean is_not_null'];
+
+  it('give every operator with a case matching no user or all of them a case matching a strict subset', () => {
+    const missing: string[] = [];
+    for (const [table, cases] of tables) {
+      /** Per operator: whether some case matches none or all, and whether one matches a strict subset. */
+      const operators = new Map<string, { whole: string[]; subset: boolean }>();
+      for (const [query, predicate] of cases) {
+        const single = /^filter\[[^\]]+\](?:\[(\w+)\])?=[^&]*$/.exec(query);
+        if (!single) continue;
+        const operator = single[1] ?? 'eq';
+        const entry = operators.get(operator) ?? { whole: [], subset: false };
+        const matched = expectedUsers(predicate).length;
+        if (matched === 0 || matched === visibleUsers.length) entry.whole.push(query);
+        else entry.subset = true;
+        operators.set(operator, entry);
+      }
+      for (const [operator, { whole, subset }] of operators)
+        if (whole.length > 0 && !subset && !notNullable.includes(`${table} ${operator}`))
+          missing.push(`${table} ${operator}: ${whole.join(', ')}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});
 
 for (const target of serviceTargets)
   describe(`filters on ${targetName(target)}`, () => {
