@@ -170,7 +170,16 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
   const schemas: Record<string, JsonSchema> = { ErrorEnvelope: errorEnvelope };
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const resources: Record<string, ResourceSummary> = {};
-  const taken = new Set<string>(['ErrorEnvelope']);
+  // TimeZone: the zones an aggregate's tz takes, once for every aggregate operation (several hundred names).
+  const taken = new Set<string>(['ErrorEnvelope', 'TimeZone']);
+  const timeZone = () => {
+    schemas.TimeZone ??= {
+      type: 'string',
+      enum: timeZones(),
+      description: 'An IANA time zone of the runtime that serves this document.',
+    };
+    return ref('schemas', 'TimeZone');
+  };
   const operation = (path: string, method: string, value: JsonSchema) => {
     paths[path] ??= {};
     (paths[path] as Record<string, JsonSchema>)[method] = value;
@@ -565,7 +574,7 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
           : []),
         text(
           'tz',
-          { enum: timeZones(), default: 'UTC' },
+          { ...timeZone(), default: 'UTC' },
           'The IANA time zone date buckets are made in (Europe/Berlin): the zones of the runtime that serves the document. Another name is a 422 keyed tz (aliases the runtime knows, such as US/Eastern, are taken too).',
         ),
         text(
