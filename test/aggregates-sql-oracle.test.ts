@@ -5,6 +5,7 @@ import { buildService } from '../src/server/standalone.js';
 import type { Connection } from '../src/sql/connect.js';
 import type { DialectName, Statement } from '../src/sql/dialect.js';
 import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
+import { recordInto } from './support/statements.js';
 
 /**
  * Aggregates through HTTP held to SQL written here by hand for each engine (not the service's
@@ -228,14 +229,8 @@ for (const dialect of dialects) {
     beforeAll(async () => {
       conn = await freshDatabase(dialect, name);
       await createTables(dialect, conn);
-      const recording: Connection = {
-        ...conn,
-        run: (statement, options) => {
-          statements.push(statement);
-          return conn.run(statement, options);
-        },
-      };
-      delete recording.runNow;
+      // Every statement the service runs, to inspect the ones a request made.
+      const recording = recordInto(conn, statements);
       app = await buildService({ config: { resources, endpoints }, connection: recording });
     });
     afterAll(async () => {

@@ -9,6 +9,7 @@ import { buildService } from '../src/server/standalone.js';
 import type { Connection } from '../src/sql/connect.js';
 import type { Statement } from '../src/sql/dialect.js';
 import { dropDatabase, freshDatabase } from './support/databases.js';
+import { recordInto } from './support/statements.js';
 
 /**
  * Containment filters on collection columns (`has_all`, `has_any`), through HTTP on real databases:
@@ -151,14 +152,8 @@ describe('has_all and has_any on PostgreSQL arrays (text[], integer[], an enumâ€
       scores: 'array',
       moods: 'array',
     };
-    // Every statement the service runs, to explain the one a filter made.
-    const recording: Connection = {
-      ...conn,
-      run: (statement, options) => {
-        statements.push(statement);
-        return conn.run(statement, options);
-      },
-    };
+    // Every statement the service runs, to inspect the ones a request made.
+    const recording = recordInto(conn, statements);
     films.state.app = await buildService({
       config: {
         resources: [defineResource({ name: 'films', table: 'films', columns })],

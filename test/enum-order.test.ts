@@ -8,6 +8,7 @@ import type { Connection } from '../src/sql/connect.js';
 import type { DialectName, Statement } from '../src/sql/dialect.js';
 import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
 import { pathOf } from './support/pages.js';
+import { recordInto } from './support/statements.js';
 
 /**
  * Sorts and cursors over an enum column, through HTTP, held to each engine's own ORDER BY: a MariaDB
@@ -180,13 +181,8 @@ for (const dialect of dialects) {
     beforeAll(async () => {
       conn = await freshDatabase(dialect, name);
       await createTables(dialect, conn);
-      const recording: Connection = {
-        ...conn,
-        run: (statement, options) => {
-          statements.push(statement);
-          return conn.run(statement, options);
-        },
-      };
+      // Every statement the service runs, to inspect the ones a request made.
+      const recording = recordInto(conn, statements);
       app = await buildService({ config: { resources: resources(), endpoints }, connection: recording });
     });
     afterAll(async () => {

@@ -21,6 +21,7 @@ import {
   type Tutorial,
   tutorialEngines,
 } from './fixtures/init-tutorial.js';
+import { parseCsv } from './support/csv.js';
 import { dropDatabase, freshDatabase } from './support/databases.js';
 
 /**
@@ -491,40 +492,6 @@ function filterNames(env: Env, resource: ResourceDefinition, endpoint: EndpointP
     } else names.push(entry);
   }
   return [...new Set(names)];
-}
-
-// ---------------------------------------------------------------------------------------------------
-// CSV
-// ---------------------------------------------------------------------------------------------------
-
-/** RFC 4180 rows (quoted fields, doubled quotes, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (quoted) {
-      if (char === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') {
-      row.push(field);
-      field = '';
-    } else if (char === '\r' && text[i + 1] === '\n') {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-      i++;
-    } else field += char;
-  }
-  if (field !== '' || row.length > 0) rows.push([...row, field]);
-  return rows;
 }
 
 // ---------------------------------------------------------------------------------------------------

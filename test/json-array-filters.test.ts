@@ -6,6 +6,7 @@ import { buildService } from '../src/server/standalone.js';
 import type { Connection } from '../src/sql/connect.js';
 import type { DialectName, Statement } from '../src/sql/dialect.js';
 import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
+import { recordInto } from './support/statements.js';
 
 /**
  * Containment filters (`has_all`, `has_any`) on JSON columns holding arrays, through HTTP on the three
@@ -114,13 +115,8 @@ for (const dialect of dialects) {
       for (const [i, doc] of tags.entries())
         await sql`insert into docs values (${doc.id}, ${doc.json}, ${alt[i]?.json ?? null})`.execute(conn.db);
       const columns: Record<string, ColumnSpec> = { id: 'integer', tags: 'json', alt: 'json' };
-      const recording: Connection = {
-        ...conn,
-        run: (statement, options) => {
-          statements.push(statement);
-          return conn.run(statement, options);
-        },
-      };
+      // Every statement the service runs, to inspect the ones a request made.
+      const recording = recordInto(conn, statements);
       app = await buildService({
         config: {
           resources: [defineResource({ name: 'docs', table: 'docs', columns })],

@@ -4,6 +4,7 @@ import { syncIdSequence } from '../examples/demo/schema.js';
 import { type AccessRules, type Action, defineEndpoint } from '../src/resource/policy.js';
 import type { SchemaDeclaration } from '../src/resource/schema-declaration.js';
 import { bearerContext } from '../src/server/bearer.js';
+import { parseCsv } from './support/csv.js';
 import { dialects } from './support/databases.js';
 import type { UserRow } from './support/fixture.js';
 import { snapshot, useService } from './support/service.js';
@@ -403,33 +404,6 @@ const oracles: Oracle[] = [
     answer: (base) => idsDesc(base.departments.filter((d) => d.name === 'Engineering')),
   },
 ];
-
-/** RFC 4180 records (quoted fields may hold commas, quotes doubled, line breaks), for the export tests. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (quoted && char === '"' && text[i + 1] === '"') {
-      field += '"';
-      i++;
-    } else if (char === '"') quoted = !quoted;
-    else if (quoted) field += char;
-    else if (char === ',') {
-      row.push(field);
-      field = '';
-    } else if (char === '\r' && text[i + 1] === '\n') {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-      i++;
-    } else field += char;
-  }
-  return rows;
-}
 
 /**
  * Every row a response carries, recognized by its columns, must belong to `tenant`: users by
