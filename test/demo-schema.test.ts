@@ -20,6 +20,7 @@ import type {
   ResourceDefinition,
   ScopeCallback,
 } from '../src/resource/types.js';
+import type { SchemaDocument } from '../src/schema/types.js';
 import { buildService } from '../src/server/standalone.js';
 import type { Connection } from '../src/sql/connect.js';
 import type { DialectName } from '../src/sql/dialect.js';
@@ -225,6 +226,54 @@ describe.each(dialects)('demo schema on %s', (dialect) => {
       const orphan = await post('/api/posts', { title: 'x', body: 'y', status: 'draft' });
       expect(orphan.statusCode).toBe(422);
       expect(orphan.json<{ errors: Record<string, string[]> }>().errors).toHaveProperty('user_id');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('lists in detail.collections the to-many relations the users endpoint includes, as reads take them', async () => {
+    const app = await buildService({ config: demo, connection: conn });
+    try {
+      const get = (url: string) => app.inject({ method: 'GET', url });
+      const schema = await get('/api/v1/users/schema');
+      expect(schema.statusCode, schema.body).toBe(200);
+      const { collections } = schema.json<SchemaDocument>().detail;
+      // Posts: included, counted, constrained without maxLimit; roles: included through roles.permissions,
+      // counted, not constrained. Comments are counted but not included: no collection.
+      expect(collections).toEqual([
+        {
+          name: 'posts',
+          label: 'Posts',
+          resource: 'posts',
+          schema: '/api/v1/posts/schema',
+          titleColumns: ['title'],
+          counted: true,
+          limit: 1000,
+        },
+        {
+          name: 'roles',
+          label: 'Roles',
+          resource: 'roles',
+          schema: null,
+          titleColumns: [],
+          counted: true,
+          limit: null,
+        },
+      ]);
+      expect((await get('/api/users/1?include=comments')).statusCode).toBe(422);
+      expect((await get('/api/v1/posts/schema')).statusCode).toBe(200);
+      for (const { name, counted, limit } of collections) {
+        const read = await get(`/api/users/1?include=${name}&count=${name}`);
+        expect(read.statusCode, `${name}: ${read.body}`).toBe(counted ? 200 : 422);
+        if (counted)
+          expect(read.json<Record<string, unknown>>()[`${name}_count`]).toEqual(expect.any(Number));
+        const limited = (n: number) => get(`/api/users?include=${name}&include_limit[${name}]=${n}`);
+        if (limit === null) expect((await limited(1)).statusCode, `${name} takes no limit`).toBe(422);
+        else {
+          expect((await limited(limit)).statusCode, `${name} up to ${limit}`).toBe(200);
+          expect((await limited(limit + 1)).statusCode, `${name} past ${limit}`).toBe(422);
+        }
+      }
     } finally {
       await app.close();
     }

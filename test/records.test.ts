@@ -863,14 +863,15 @@ for (const dialect of dialects) {
       expect((await svc.get('/api/v1/users-defaults/schema')).body.form.readOnly).toBe(true);
     });
 
-    it('gives detail.title, detail.titleColumns and detail.relations', async () => {
+    it('gives detail.title, detail.titleColumns, detail.relations and detail.collections', async () => {
       const detail = async (path: string) => {
         const res = await svc.get(`/api/v1/${path}/schema`);
         expect(res.status).toBe(200);
         const relations = [...(res.body.detail.relations as Rec[])].sort((a, b) =>
           String(a.key).localeCompare(String(b.key)),
         );
-        return { title: res.body.detail.title, titleColumns: res.body.detail.titleColumns, relations };
+        const { title, titleColumns, collections } = res.body.detail;
+        return { title, titleColumns, relations, collections: collections as Rec[] };
       };
       expect(await detail('users')).toEqual({
         title: 'name',
@@ -884,6 +885,18 @@ for (const dialect of dialects) {
             titleColumns: ['name'],
             schema: '/api/v1/departments/schema',
             included: true,
+          },
+        ],
+        // Posts are counted but not included: no collection. Roles are included, not counted, not limited.
+        collections: [
+          {
+            name: 'roles',
+            label: 'Roles',
+            resource: 'roles',
+            schema: null,
+            titleColumns: [],
+            counted: false,
+            limit: null,
           },
         ],
       });
@@ -901,6 +914,7 @@ for (const dialect of dialects) {
             included: true,
           },
         ],
+        collections: [],
       });
       expect(await detail('comments')).toEqual({
         title: null,
@@ -925,8 +939,14 @@ for (const dialect of dialects) {
             included: false,
           },
         ],
+        collections: [],
       });
-      expect(await detail('departments')).toEqual({ title: 'name', titleColumns: ['name'], relations: [] });
+      expect(await detail('departments')).toEqual({
+        title: 'name',
+        titleColumns: ['name'],
+        relations: [],
+        collections: [],
+      });
       // The relations' paths are documents that exist, and `included` is what include= accepts.
       for (const path of ['users', 'posts', 'comments']) {
         const { relations } = await detail(path);

@@ -12,7 +12,13 @@ export type {
   VisibleWhen,
 } from '../resource/schema-declaration.js';
 export { labelFor } from '../resource/words.js';
-export type { DetailRelation, SchemaDocument, SchemaFilter, SchemaReferences } from '../schema/types.js';
+export type {
+  DetailCollection,
+  DetailRelation,
+  SchemaDocument,
+  SchemaFilter,
+  SchemaReferences,
+} from '../schema/types.js';
 export { isVisible } from '../schema/visible-when.js';
 export * from './calls.js';
 export {

@@ -8,7 +8,7 @@ import type { ResourceRecord } from '../resource/policy.js';
 import type { ResolvedResource } from '../resource/registry.js';
 import type { DynamicExpressionBuilder } from '../resource/types.js';
 import { buildSchemaDocument } from '../schema/document.js';
-import type { DetailRelation, SchemaDocument } from '../schema/types.js';
+import type { DetailRelated, SchemaDocument } from '../schema/types.js';
 import { bodyLimit, type LinkTarget, planUpdate, prepareInputs } from '../schema/update.js';
 import { endpointConditions, resourceConditions } from '../sql/conditions.js';
 import type { Connection } from '../sql/connect.js';
@@ -125,7 +125,7 @@ export function recordRoutes(
   endpoint: CompiledEndpoint,
   connection: Connection,
   prefix: string,
-  relations: readonly DetailRelation[],
+  related: DetailRelated,
   /** The schema document's path of a resource, when an endpoint serves one (a references input's). */
   schemaPathOf: (resource: string) => string | null = () => null,
 ): RecordRoutes {
@@ -133,7 +133,7 @@ export function recordRoutes(
   const declaration = policy.schema;
   const listPath = `${prefix}/${endpoint.path}`;
   const full = declaration
-    ? buildSchemaDocument(endpoint, declaration, listPath, relations, schemaPathOf)
+    ? buildSchemaDocument(endpoint, declaration, listPath, related, schemaPathOf)
     : undefined;
   const inputs = prepareInputs(resource, declaration?.form?.inputs ?? []);
   const { db, dialect } = connection;

@@ -6,8 +6,9 @@ import { type CompiledEndpoint, compileEndpoint } from '../plan/endpoint.js';
 import { titleFor } from '../resource/plurals.js';
 import type { Action, ContextRequest, ServiceConfig } from '../resource/policy.js';
 import { resolveResources } from '../resource/resolve.js';
+import { labelFor } from '../resource/words.js';
 import { titleColumnsOf } from '../schema/document.js';
-import type { DetailRelation } from '../schema/types.js';
+import type { DetailCollection, DetailRelated, DetailRelation } from '../schema/types.js';
 import { readCatalog } from '../sql/catalog.js';
 import type { Connection } from '../sql/connect.js';
 import { unheldColumns } from '../sql/operators.js';
@@ -145,7 +146,7 @@ export async function createService<Ctx = unknown>(
       endpoint,
       connection,
       prefix,
-      relationsOf(endpoint, schemaOf),
+      relatedOf(endpoint, schemaOf),
       (related) => schemaOf.get(related)?.path ?? null,
     );
     const may = accessChecks(policy, resource, identified);
@@ -524,25 +525,45 @@ function writeCall(request: ServiceRequest, ctx: unknown, id?: string): WriteCal
   };
 }
 
-/** The belongs-to relations of an endpoint's records whose key is visible, for its schema document. */
-function relationsOf(
+/**
+ * What an endpoint's schema document says of its records' related records: the belongs-to relations
+ * whose key is visible, and the to-many relations the endpoint includes, in the resource's order.
+ */
+function relatedOf(
   endpoint: CompiledEndpoint,
   schemaOf: ReadonlyMap<string, { path: string; titleColumns: string[] }>,
-): DetailRelation[] {
-  return [...endpoint.resource.relations.values()]
-    .filter(
-      (relation) =>
-        relation.kind === 'belongsTo' && endpoint.resource.columns.get(relation.parentKey)?.hidden === false,
+): DetailRelated {
+  const relations: DetailRelation[] = [];
+  const collections: DetailCollection[] = [];
+  for (const relation of endpoint.resource.relations.values()) {
+    const related = schemaOf.get(relation.target.name);
+    const schema = related?.path ?? null;
+    const titleColumns = related?.titleColumns ?? [];
+    if (relation.kind === 'belongsTo' && endpoint.resource.columns.get(relation.parentKey)?.hidden === false)
+      relations.push({
+        key: relation.parentKey,
+        name: relation.name,
+        included: endpoint.allowedIncludes.has(relation.name),
+        resource: relation.target.name,
+        title: titleColumns[0] ?? null,
+        titleColumns,
+        schema,
+      });
+    else if (
+      (relation.kind === 'hasMany' || relation.kind === 'belongsToMany') &&
+      endpoint.allowedIncludes.has(relation.name)
     )
-    .map((relation) => ({
-      key: relation.parentKey,
-      name: relation.name,
-      included: endpoint.allowedIncludes.has(relation.name),
-      resource: relation.target.name,
-      title: schemaOf.get(relation.target.name)?.titleColumns[0] ?? null,
-      titleColumns: schemaOf.get(relation.target.name)?.titleColumns ?? [],
-      schema: schemaOf.get(relation.target.name)?.path ?? null,
-    }));
+      collections.push({
+        name: relation.name,
+        label: labelFor(relation.name),
+        resource: relation.target.name,
+        schema,
+        titleColumns,
+        counted: endpoint.allowedCounts.has(relation.name),
+        limit: endpoint.includeConstraints.get(relation.name)?.largestLimit ?? null,
+      });
+  }
+  return { relations, collections };
 }
 
 /** A path segment as the client meant it; one that does not decode is an id no record has. */

@@ -159,6 +159,47 @@ function conditional(get: JsonSchema): JsonSchema {
 }
 
 /**
+ * The schema document's `detail`, as far as the document describes it: the to-many relations a record
+ * page lists (src/schema/types.ts `DetailCollection`). Its other members are left open.
+ */
+const detailSchema: JsonSchema = {
+  type: 'object',
+  required: ['collections'],
+  properties: {
+    collections: {
+      type: 'array',
+      description: 'The to-many relations the endpoint includes, in the resource’s order.',
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'The relation, as include= takes it.' },
+          label: { type: 'string' },
+          resource: { type: 'string', description: 'The related resource.' },
+          schema: {
+            type: ['string', 'null'],
+            description: 'The related resource’s schema document path, when an endpoint serves one.',
+          },
+          titleColumns: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'The columns of the related schema’s record title (empty: none).',
+          },
+          counted: { type: 'boolean', description: 'Whether count=<name> is allowed (<name>_count).' },
+          limit: {
+            type: ['integer', 'null'],
+            minimum: 1,
+            description:
+              'The largest include_limit[<name>] taken, or null when the include takes no limit (read whole).',
+          },
+        },
+        required: ['name', 'label', 'resource', 'schema', 'titleColumns', 'counted', 'limit'],
+        additionalProperties: false,
+      },
+    },
+  },
+};
+
+/**
  * The OpenAPI 3.1 document of a service, built once at start-up from the compiled endpoints and the
  * same schema document the `/v1/<path>/schema` routes serve: nothing in it is written by hand.
  */
@@ -723,7 +764,11 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
         responses: {
           '200': {
             description: 'Table, form and detail descriptions for a frontend (the admin UI reads it).',
-            ...json({ type: 'object', required: ['table', 'form', 'detail'] }),
+            ...json({
+              type: 'object',
+              required: ['table', 'form', 'detail'],
+              properties: { detail: detailSchema },
+            }),
           },
           ...errors('read'),
         },

@@ -15,7 +15,7 @@ import type {
 } from '../resource/schema-declaration.js';
 import type { ColumnType } from '../resource/types.js';
 import { labelFor, valueLabel } from '../resource/words.js';
-import type { DetailRelation, SchemaDocument, SchemaFilter, SchemaReferences } from './types.js';
+import type { DetailRelated, SchemaDocument, SchemaFilter, SchemaReferences } from './types.js';
 import { linkTarget } from './update.js';
 
 const tableType = (type: ColumnType): TableColumnType => kinds[type].table;
@@ -42,7 +42,8 @@ export function buildSchemaDocument(
   endpoint: CompiledEndpoint,
   declaration: SchemaDeclaration,
   listPath: string,
-  relations: readonly DetailRelation[] = [],
+  /** Its to-one relations and its included to-many ones, as the other endpoints' schemas describe them. */
+  related: DetailRelated = { relations: [], collections: [] },
   /** The schema document's path of a resource, when an endpoint serves one. */
   schemaPathOf: (resource: string) => string | null = () => null,
 ): SchemaDocument {
@@ -164,7 +165,8 @@ export function buildSchemaDocument(
       })),
       title: titleColumns[0] ?? null,
       titleColumns,
-      relations: [...relations],
+      relations: [...related.relations],
+      collections: [...related.collections],
     },
   };
 }

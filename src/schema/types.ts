@@ -100,6 +100,11 @@ export interface SchemaDocument {
     titleColumns: string[];
     /** To-one relations by their visible foreign key: how to show a related record by its title. */
     relations: DetailRelation[];
+    /**
+     * The to-many relations the endpoint includes, in the resource's order: what a record page lists
+     * beneath the record ("Posts (12)").
+     */
+    collections: DetailCollection[];
   };
 }
 
@@ -142,6 +147,33 @@ export interface DetailRelation {
   /** The related resource's schema document, when an endpoint serves one. */
   schema: string | null;
 }
+
+/**
+ * A to-many relation (`hasMany`, `belongsToMany`) the endpoint allows to include (`allowedIncludes`),
+ * for a frontend that lists a record's related records on its page.
+ */
+export interface DetailCollection {
+  /** The relation's name, as `include=` takes it. */
+  name: string;
+  /** The relation's name as a label (`invoice_lines` → "Invoice lines"). */
+  label: string;
+  /** The related resource. */
+  resource: string;
+  /** The related resource's schema document, when an endpoint serves one. */
+  schema: string | null;
+  /** Every column of the related schema's record title (empty: none). */
+  titleColumns: string[];
+  /** Whether `count=<name>` is allowed (`allowedCounts`): the read then carries `<name>_count`. */
+  counted: boolean;
+  /**
+   * The largest `include_limit[<name>]` the endpoint takes (`includeConstraints`' `largestLimit`), or
+   * null when the include takes no limit (it is not constrainable): it is then read whole.
+   */
+  limit: number | null;
+}
+
+/** The related records a schema document's `detail` describes, worked out from every endpoint. */
+export type DetailRelated = Pick<SchemaDocument['detail'], 'relations' | 'collections'>;
 
 /**
  * What a `references` input sets: the whole set of a many-to-many relation's links, as the array of the
