@@ -7,6 +7,7 @@ import type { CrudFilter, LogicalFilter } from '@refinedev/core';
 import { HttpError } from 'ra-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { endpoints } from '../examples/demo/endpoints.js';
+import { ApiError, restoreRecord } from '../src/client/index.js';
 import { filterFromReactAdmin, reactAdminDataProvider } from '../src/providers/react-admin.js';
 import { filterFromRefine, RefineHttpError, refineDataProvider } from '../src/providers/refine.js';
 import type { EndpointPolicy } from '../src/resource/policy.js';
@@ -458,6 +459,40 @@ for (const dialect of dialects) {
         expect(deleted.data).toMatchObject({ id: c });
         expect(await provider.deleteMany('users', { ids: [a, b] })).toEqual({ data: [a, b] });
         expect((await provider.getMany('users', { ids: [a, b, c] })).data).toEqual([]);
+      });
+
+      it('restore: a deleted record back, read again; one not deleted or not there is the client’s 404', async () => {
+        const provider = ra();
+        const { data: created } = await provider.create('users', { data: newUser('restore') });
+        await provider.delete('users', { id: created.id, previousData: created });
+        expect((await failure(provider.getOne('users', { id: created.id }), HttpError)).status).toBe(404);
+        const { sent, fetch } = watchedFetch();
+        const watched = ra({ fetch });
+        const restored = await watched.restore('users', { id: created.id });
+        expect(sent.map((request) => `${request.method} ${request.url}`)).toEqual([
+          `POST ${apiUrl}/users/${created.id}/restore`,
+        ]);
+        expect(restored.data).toMatchObject({ id: created.id, name: 'Provider restore', deleted_at: null });
+        const { data: read } = await provider.getOne('users', { id: created.id });
+        expect(read).toEqual(restored.data);
+        // The restore's ETag is kept: the next update is sent with it, and holds.
+        const { etag } = (await service.inject({ method: 'GET', url: `/api/users/${created.id}` })).headers;
+        const updated = await watched.update('users', {
+          id: created.id,
+          data: { ...restored.data, score: 11 },
+          previousData: restored.data,
+        });
+        expect(etag).toMatch(/^"/);
+        expect(sent.at(-1)?.headers['if-match']).toBe(etag);
+        expect(updated.data).toMatchObject({ id: created.id, score: 11 });
+        // Not deleted, then not there: the error the client gives, as react-admin's.
+        for (const id of [created.id, 999_999]) {
+          const client = await failure(restoreRecord('/users', id, { baseUrl: apiUrl }), ApiError);
+          const error = await failure(provider.restore('users', { id }), HttpError);
+          expect(client.status, `restore ${id}`).toBe(404);
+          expect(error.status).toBe(client.status);
+          expect(error.message).toBe(client.envelope.message);
+        }
       });
 
       it('exportList: every record of the filtered, sorted list, as the service writes CSV or NDJSON', async () => {

@@ -12,6 +12,7 @@ import type {
   GetManyParams,
   GetManyReferenceParams,
   GetOneParams,
+  Identifier,
   RaRecord,
   UpdateManyParams,
   UpdateParams,
@@ -156,7 +157,16 @@ export interface GetAggregateParams extends Omit<AggregateQuery, 'filter' | 'sea
   signal?: AbortSignal;
 }
 
-/** The react-admin data provider, with `exportList` and `getAggregate` beside react-admin's own methods. */
+/** `restore`'s parameters: the record's id, and react-admin's `meta` (the app's own; not sent). */
+export interface RestoreParams {
+  id: Identifier;
+  meta?: unknown;
+}
+
+/**
+ * The react-admin data provider, with `exportList`, `getAggregate` and `restore` beside react-admin's
+ * own methods.
+ */
 export type ServiceDataProvider = DataProvider & {
   /**
    * Every record of a list (its filter, sort and `meta` include/count/fields) as CSV or NDJSON, made by
@@ -169,6 +179,13 @@ export type ServiceDataProvider = DataProvider & {
    * `useDataProvider()` (or react-query) in a dashboard; `{ data, meta }` as the service answers them.
    */
   getAggregate(resource: string, params: GetAggregateParams): Promise<AggregateAnswer>;
+  /**
+   * `POST <path>/<id>/restore`: a soft-deleted record back (react-admin has no method for it; call it
+   * through `useDataProvider()`, from a "Restore" button on a deleted record's page). `{ data }` is the
+   * record as restored, its ETag kept for the next update. A record that is not deleted, or does not
+   * exist, is an `HttpError` with the service's 404 (403 where the context may not restore).
+   */
+  restore<R extends RaRecord = RaRecord>(resource: string, params: RestoreParams): Promise<{ data: R }>;
 };
 
 /** A data provider over the service's list and records API (README: "react-admin and refine"). */
@@ -235,6 +252,10 @@ export function reactAdminDataProvider(options: ReactAdminOptions): ServiceDataP
       await Promise.all(params.ids.map((id) => api.remove(resource, id)));
       return { data: params.ids };
     },
+
+    restore: async <R extends RaRecord = RaRecord>(resource: string, params: RestoreParams) => ({
+      data: (await api.restore(resource, params.id)) as R,
+    }),
 
     exportList: (resource: string, { filter, sort, meta, signal }: ExportListParams, format: ExportFormat) =>
       api.exportList(

@@ -23,6 +23,7 @@ import {
   type ListQuery,
   patchRecord,
   type RecordData,
+  restoreRecord,
   type WriteRefusal,
 } from '../client/index.js';
 import type { FilterNode } from '../client/query.js';
@@ -370,6 +371,17 @@ export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
         });
         if (!answer.ok) throw refused(answer, {});
         remember(resource, id, undefined);
+      }),
+
+    /**
+     * `POST <records>/<id>/restore`: the soft-deleted record back, its ETag kept for the next write. A
+     * record that is not deleted, or does not exist, is the service's 404 as the library's error.
+     */
+    restore: (resource: string, id: unknown): Promise<RecordData> =>
+      translated(async () => {
+        const { record, etag } = await restoreRecord(endpoint(resource), String(id), await clientOptions());
+        remember(resource, id, etag);
+        return withId(resource, record);
       }),
   };
 }
