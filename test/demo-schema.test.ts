@@ -279,6 +279,29 @@ describe.each(dialects)('demo schema on %s', (dialect) => {
     }
   });
 
+  it('answers the extent of the users’ created_at (min and max) on the demo’s aggregate route', async () => {
+    const app = await buildService({ config: demo, connection: conn });
+    try {
+      const answer = await app.inject({
+        method: 'GET',
+        url: '/api/users/aggregate?metrics=count,min:created_at,max:created_at',
+      });
+      expect(answer.statusCode, answer.body).toBe(200);
+      const live = await conn.db
+        .selectFrom('users')
+        .select('created_at')
+        .where('deleted_at', 'is', null)
+        .execute();
+      const instants = live.map((row) => Date.parse(normalize('datetime', row.created_at) as string));
+      const [extent] = answer.json<{ data: Record<string, unknown>[] }>().data;
+      expect(extent?.count).toBe(live.length);
+      expect(Date.parse(String(extent?.['min:created_at']))).toBe(Math.min(...instants));
+      expect(Date.parse(String(extent?.['max:created_at']))).toBe(Math.max(...instants));
+    } finally {
+      await app.close();
+    }
+  });
+
   it('drops every table, and dropping again is harmless', async () => {
     await dropSchema(conn);
     await dropSchema(conn);

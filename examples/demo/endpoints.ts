@@ -47,9 +47,17 @@ export const endpoints = [
     ],
     allowedSearch: ['name', 'email', 'department.name'],
     allowAll: 1000,
-    // `GET /api/users/aggregate?metrics=count,sum:balance&group_by=created_at:month&from=…&to=…`.
+    // `GET /api/users/aggregate?metrics=count,sum:balance&group_by=created_at:month&from=…&to=…`;
+    // `metrics=min:created_at,max:created_at`: the data's extent, for a dashboard's range.
     aggregates: {
-      allowedAggregates: ['count', 'sum:balance', 'avg:balance', 'avg:score', 'max:created_at'],
+      allowedAggregates: [
+        'count',
+        'sum:balance',
+        'avg:balance',
+        'avg:score',
+        'min:created_at',
+        'max:created_at',
+      ],
       allowedGroupBy: ['status', 'department.name', 'created_at:day', 'created_at:week', 'created_at:month'],
     },
     // Anyone may list and read; only an editor's token may write.
