@@ -1,167 +1,187 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
-import { fetchIndex, fetchSchema, type ResourceEntry, type SchemaDocument } from '../../src/client/index.js';
-import { CreateView } from './CreateView.js';
-import { DashboardView } from './Dashboard.js';
-import { ListView } from './ListView.js';
-import { takeNotice, useGuardedHash } from './navigation.js';
-import { RecordView } from './RecordView.js';
-import { hrefFor, listHref, parseHash } from './routes.js';
-import {
-  clientOptions,
-  type Session,
-  SessionContext,
-  storedToken,
-  TokenControl,
-  unauthorizedMessage,
-} from './session.js';
-import { ErrorBox, errorText, Loading } from './ui.js';
+import { Alert, Box, Button, CircularProgress } from '@mui/material';
+import polyglotI18nProvider from 'ra-i18n-polyglot';
+import englishMessages from 'ra-language-english';
+import { useEffect, useMemo, useState } from 'react';
+import { Admin, Resource } from 'react-admin';
+import { Route } from 'react-router';
+import { ApiError, fetchIndex, fetchSchema, type SchemaDocument } from '../../src/client/index.js';
+import { reactAdminDataProvider, type ServiceDataProvider } from '../../src/providers/react-admin.js';
+import { type Catalog, canCreate, canEdit, keyOf, representation, singular } from './catalog.js';
+import { DashboardPage } from './Dashboard.js';
+import { dottedFilter } from './filters.js';
+import { ListPage } from './lists.js';
+import { CreatePage, EditPage, ShowPage } from './records.js';
+import { authHeaders, storedToken, TokenLogin, tokenAuthProvider } from './session.js';
 
 interface AdminConfig {
   apiPrefix?: string;
 }
 
-export function App() {
-  const { location, dialog } = useGuardedHash();
-  const route = useMemo(() => parseHash(location.hash), [location]);
-  const [notice, setNotice] = useState<string>();
-  const [apiPrefix, setApiPrefix] = useState<string>();
-  // A new object on every sign-in, even with the same token: what depends on it loads again.
-  const [auth, setAuth] = useState(() => ({ token: storedToken() }));
-  const [tokenProblem, setTokenProblem] = useState<string>();
-  const [index, setIndex] = useState<ResourceEntry[]>();
-  const [indexError, setIndexError] = useState<string>();
-  const [schemas, setSchemas] = useState<Record<string, SchemaDocument | { error: string }>>({});
-  // The list a record was opened from, by resource: its page's back link returns to those filters.
-  const lists = useRef(new Map<string, string>());
-  if (route.path && route.view === 'list') lists.current.set(route.path, route.search);
-
-  const session = useMemo<Session>(
-    () => ({
-      options: clientOptions(auth.token),
-      report: (error) => {
-        const message = unauthorizedMessage(error);
-        if (message) setTokenProblem(message);
-      },
-    }),
-    [auth],
-  );
-  const { options, report } = session;
-
-  const changeToken = (token: string | undefined) => {
-    // The index and the schema documents depend on who asks (a read-only form has no inputs).
-    setAuth({ token });
-    setTokenProblem(undefined);
-    setIndex(undefined);
-    setIndexError(undefined);
-    setSchemas({});
-  };
-
-  useEffect(() => setNotice(takeNotice(location.hash)), [location]);
-
-  useEffect(() => {
-    // The service says where its API is (`/admin/config.json`); the Vite dev server has no such file.
-    fetch('./config.json')
-      .then((response): Promise<AdminConfig> | AdminConfig => (response.ok ? response.json() : {}))
-      .catch((): AdminConfig => ({}))
-      .then((config) => setApiPrefix(config.apiPrefix ?? '/api'));
-  }, []);
-
-  useEffect(() => {
-    if (apiPrefix === undefined) return;
-    // Aborted when the token changes, so an answer for the previous token never lands.
-    const controller = new AbortController();
-    fetchIndex({ prefix: apiPrefix, ...options, signal: controller.signal }).then(
-      setIndex,
-      (error: unknown) => {
-        if (controller.signal.aborted) return;
-        report(error);
-        setIndexError(unauthorizedMessage(error) ?? errorText(error));
-      },
-    );
-    return () => controller.abort();
-  }, [apiPrefix, options, report]);
-
-  const entry = index?.find((candidate) => candidate.path === route.path);
-  const schema = entry ? schemas[entry.path] : undefined;
-
-  useEffect(() => {
-    if (!entry || schemas[entry.path]) return;
-    const controller = new AbortController();
-    fetchSchema(entry, { ...options, signal: controller.signal }).then(
-      (document) => setSchemas((all) => ({ ...all, [entry.path]: document })),
-      (error: unknown) => {
-        if (controller.signal.aborted) return;
-        report(error);
-        const message = unauthorizedMessage(error) ?? errorText(error);
-        setSchemas((all) => ({ ...all, [entry.path]: { error: message } }));
-      },
-    );
-    return () => controller.abort();
-  }, [entry, schemas, options, report]);
-
-  // Record pages name their record themselves.
-  useEffect(() => {
-    if (route.view === 'list' || !entry) document.title = entry ? `${entry.title} · Admin` : 'Admin';
-  }, [entry, route.view]);
-
-  let main: React.ReactNode;
-  if (indexError) main = <ErrorBox message={`Could not load the resources: ${indexError}`} />;
-  else if (!index) main = <Loading />;
-  else if (!route.path) main = <p className="muted">Pick a resource.</p>;
-  else if (!entry) main = <ErrorBox message={`There is no resource "${route.path}".`} />;
-  else if (!schema) main = <Loading />;
-  else if ('error' in schema) main = <ErrorBox message={`Could not load the schema: ${schema.error}`} />;
-  else {
-    const backHref = listHref(entry.path, lists.current.get(entry.path));
-    if (route.view === 'new')
-      main = <CreateView key={entry.path} entry={entry} schema={schema} backHref={backHref} />;
-    else if (route.view === 'dashboard')
-      main = <DashboardView key={entry.path} entry={entry} schema={schema} backHref={backHref} />;
-    else if (route.id !== undefined)
-      main = (
-        <RecordView
-          key={`${entry.path}/${route.id}`}
-          entry={entry}
-          schema={schema}
-          index={index}
-          id={route.id}
-          edit={route.view === 'edit'}
-          backHref={backHref}
-        />
-      );
-    else
-      main = <ListView key={entry.path} entry={entry} schema={schema} index={index} search={route.search} />;
+/** Where the API is: the service says it (`/admin/config.json`); the Vite dev server has no such file. */
+async function apiPrefix(): Promise<string> {
+  try {
+    const response = await fetch('./config.json');
+    const config = (response.ok ? await response.json() : {}) as AdminConfig;
+    return config.apiPrefix ?? '/api';
+  } catch {
+    return '/api';
   }
+}
 
+/** The index and every schema document the token may read (one that fails is left out, with its reason). */
+async function loadCatalog(
+  prefix: string,
+  token: string | undefined,
+  signal: AbortSignal,
+): Promise<Catalog & { problems: string[] }> {
+  const options = { headers: authHeaders(token), signal };
+  const entries = await fetchIndex({ prefix, ...options });
+  const problems: string[] = [];
+  const documents = await Promise.all(
+    entries.map((entry) =>
+      fetchSchema(entry, options).then(
+        (document): [string, SchemaDocument] => [entry.path, document],
+        (error: unknown) => {
+          problems.push(`${entry.title}: ${error instanceof Error ? error.message : String(error)}`);
+          return undefined;
+        },
+      ),
+    ),
+  );
+  return { entries, schemas: new Map(documents.filter((document) => document !== undefined)), problems };
+}
+
+/** react-admin's English, with each resource named as its schema document titles it ("User", "Users"). */
+function i18nFor(catalog: Catalog) {
+  const resources = Object.fromEntries(
+    [...catalog.schemas].map(([path, schema]) => [
+      path,
+      { name: `${singular(schema.table.title)} |||| ${schema.table.title}` },
+    ]),
+  );
+  return polyglotI18nProvider(() => ({ ...englishMessages, resources }), 'en', { allowMissing: true });
+}
+
+/** The data provider with the filter inputs' names (`department/name`) read as the service's (`department.name`). */
+function withDottedFilters(provider: ServiceDataProvider): ServiceDataProvider {
+  return {
+    ...provider,
+    getList: (resource, params) =>
+      provider.getList(resource, { ...params, filter: dottedFilter(params.filter) }),
+    exportList: (resource, params, format) =>
+      provider.exportList(resource, { ...params, filter: dottedFilter(params.filter) }, format),
+    getAggregate: (resource, params) =>
+      provider.getAggregate(resource, { ...params, filter: dottedFilter(params.filter) }),
+  };
+}
+
+type Loaded =
+  | { prefix: string; catalog: Catalog & { problems: string[] } }
+  | { error: string; status?: number };
+
+/**
+ * The admin: react-admin over the service's data provider, with one resource per endpoint the schema
+ * index lists, each drawn from its schema document. A new token loads the documents again (what a
+ * caller may see and do is theirs to say) and starts a new admin.
+ */
+export function App() {
+  const [token, setToken] = useState(storedToken);
+  const [loaded, setLoaded] = useState<Loaded>();
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setLoaded(undefined);
+    apiPrefix()
+      .then((prefix) =>
+        loadCatalog(prefix, token, controller.signal).then((catalog) => ({ prefix, catalog })),
+      )
+      .then(setLoaded, (error: unknown) => {
+        if (controller.signal.aborted) return;
+        setLoaded({
+          error: error instanceof Error ? error.message : String(error),
+          ...(error instanceof ApiError ? { status: error.status } : {}),
+        });
+      });
+    return () => controller.abort();
+  }, [token]);
+
+  const authProvider = useMemo(() => tokenAuthProvider(setToken), []);
+  const dataProvider = useMemo(() => {
+    if (!loaded || 'error' in loaded) return undefined;
+    const { catalog, prefix } = loaded;
+    return withDottedFilters(
+      reactAdminDataProvider({
+        apiUrl: prefix,
+        headers: () => authHeaders(storedToken()),
+        simplePagination: [...catalog.schemas]
+          .filter(([, schema]) => schema.table.total === 'none')
+          .map(([path]) => path),
+      }),
+    );
+  }, [loaded]);
+
+  const i18nProvider = useMemo(
+    () => (loaded && !('error' in loaded) ? i18nFor(loaded.catalog) : undefined),
+    [loaded],
+  );
+
+  if (!loaded)
+    return (
+      <Box sx={{ display: 'grid', placeItems: 'center', height: '100vh' }}>
+        <CircularProgress aria-label="Loading" />
+      </Box>
+    );
+  if ('error' in loaded || !dataProvider)
+    return (
+      <Box sx={{ p: 3, maxWidth: 640, mx: 'auto' }}>
+        <Alert
+          severity="error"
+          action={
+            // A refused token (401) is dropped here: the admin starts again anonymously.
+            token && 'status' in loaded && loaded.status === 401 ? (
+              <Button color="inherit" onClick={() => authProvider.logout({}).then(() => setToken(undefined))}>
+                Sign out
+              </Button>
+            ) : undefined
+          }
+        >
+          Could not load the resources: {'error' in loaded ? loaded.error : ''}
+        </Alert>
+      </Box>
+    );
+  const { catalog } = loaded;
   return (
-    <SessionContext.Provider value={session}>
-      <div className="app">
-        <header className="topbar">
-          <h1>Admin</h1>
-          <nav aria-label="Resources" data-testid="resource-picker">
-            {index?.map((candidate) => (
-              <a
-                key={candidate.path}
-                href={hrefFor(candidate.path)}
-                aria-current={candidate.path === route.path ? 'page' : undefined}
-                className="nav-link"
-              >
-                {candidate.title}
-              </a>
-            ))}
-          </nav>
-          <TokenControl token={auth.token} onToken={changeToken} problem={tokenProblem} />
-        </header>
-        <main>
-          {notice && (
-            <p className="success" role="status" data-testid="notice">
-              {notice}
-            </p>
-          )}
-          {main}
-        </main>
-        {dialog}
-      </div>
-    </SessionContext.Provider>
+    <Admin
+      key={token ?? ''}
+      title="Admin"
+      dataProvider={dataProvider}
+      i18nProvider={i18nProvider}
+      authProvider={authProvider}
+      loginPage={TokenLogin}
+      disableTelemetry
+      requireAuth={false}
+    >
+      {catalog.entries
+        .filter((entry) => catalog.schemas.has(entry.path))
+        .map((entry) => {
+          const schema = catalog.schemas.get(entry.path) as SchemaDocument;
+          const readable = schema.table.actions.includes('read');
+          return (
+            <Resource
+              key={entry.path}
+              name={entry.path}
+              recordRepresentation={representation(schema, keyOf(catalog, entry.path))}
+              list={<ListPage catalog={catalog} path={entry.path} />}
+              {...(readable ? { show: <ShowPage catalog={catalog} path={entry.path} /> } : {})}
+              {...(readable && canEdit(schema)
+                ? { edit: <EditPage catalog={catalog} path={entry.path} /> }
+                : {})}
+              {...(canCreate(schema) ? { create: <CreatePage catalog={catalog} path={entry.path} /> } : {})}
+            >
+              <Route path="dashboard" element={<DashboardPage path={entry.path} schema={schema} />} />
+            </Resource>
+          );
+        })}
+    </Admin>
   );
 }

@@ -1,12 +1,13 @@
-import { createContext, useContext, useState } from 'react';
-import { ApiError, type ClientOptions } from '../../src/client/index.js';
-import { DiscardDialog, discardUnsaved, unsavedWork } from './navigation.js';
+import { Box, Button, Card, CardContent, TextField, Typography } from '@mui/material';
+import { useState } from 'react';
+import type { AuthProvider } from 'react-admin';
+import { useLogin, useNotify } from 'react-admin';
 
 const STORAGE_KEY = 'rqs.token';
 
 /**
  * The token kept from an earlier visit. Storage can be unavailable (a sandboxed frame, some private
- * modes), and then the UI still works for the tab's lifetime.
+ * modes), and then the admin still works for the tab's lifetime.
  */
 export function storedToken(): string | undefined {
   try {
@@ -25,113 +26,95 @@ function storeToken(token: string | undefined): void {
   }
 }
 
-/** A pasted `Bearer <token>` is taken as the token alone: the UI adds the scheme itself. */
-function normalize(text: string): string | undefined {
-  return text.trim().replace(/^Bearer\s+/i, '') || undefined;
+/** A pasted `Bearer <token>` is taken as the token alone: the admin adds the scheme itself. */
+export const normalizeToken = (text: string): string | undefined =>
+  text.trim().replace(/^Bearer\s+/i, '') || undefined;
+
+/** What every request carries: the bearer token, when one is set. */
+export const authHeaders = (token: string | undefined): Record<string, string> =>
+  token ? { authorization: `Bearer ${token}` } : {};
+
+/** The `sub` of a JWT, shown as who is signed in (read, never trusted: the service checks the token). */
+function subjectOf(token: string): string {
+  try {
+    const payload = JSON.parse(atob((token.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/')));
+    return typeof payload.sub === 'string' ? payload.sub : 'Signed in';
+  } catch {
+    return 'Signed in';
+  }
 }
 
-/** What every request of the UI carries: the bearer token, when one is set. */
-export function clientOptions(token: string | undefined): ClientOptions {
-  return token ? { headers: { authorization: `Bearer ${token}` } } : {};
-}
-
-/** The 401 envelope's own message (the token is missing, invalid or expired), else undefined. */
-export function unauthorizedMessage(error: unknown): string | undefined {
-  return error instanceof ApiError && error.status === 401 ? error.envelope.message : undefined;
-}
-
-export interface Session {
-  options: ClientOptions;
-  /** Called with a request's failure: a 401 shows its message next to the token control. */
-  report: (error: unknown) => void;
-}
-
-export const SessionContext = createContext<Session>({ options: {}, report: () => {} });
-
-/** The request options of the current token, for components below App. */
-export function useSession(): Session {
-  return useContext(SessionContext);
-}
-
-export function TokenControl({
-  token,
-  onToken,
-  problem,
-}: {
-  token: string | undefined;
-  onToken: (token: string | undefined) => void;
-  /** The server's message for a refused token. */
-  problem: string | undefined;
-}) {
-  const [draft, setDraft] = useState(token ?? '');
-  // A token change reloads every view under the new identity: an open form's edits would be lost, so
-  // the change waits for the user's answer (`{ next }` holds the token asked for; undefined signs out).
-  const [pending, setPending] = useState<{ next: string | undefined; unsaved: string }>();
-
-  const apply = (next: string | undefined) => {
-    storeToken(next);
-    setDraft(next ?? '');
-    onToken(next);
+/**
+ * react-admin's auth over a bearer token. Anonymous use is allowed (the service decides what an
+ * anonymous caller may see); a 401 from any request signs out and opens the sign-in page with the
+ * service's message. `onChange` is told of every new token: the schema documents depend on who asks.
+ */
+export function tokenAuthProvider(onChange: (token: string | undefined) => void): AuthProvider {
+  return {
+    login: async ({ token }: { token: string }) => {
+      storeToken(token);
+      onChange(token);
+    },
+    logout: async () => {
+      const had = storedToken();
+      storeToken(undefined);
+      if (had) onChange(undefined);
+      return '/login';
+    },
+    checkAuth: async () => {},
+    checkError: async (error: { status?: number; message?: string }) => {
+      if (error?.status === 401) throw { message: error.message, logoutUser: true };
+    },
+    getIdentity: async () => {
+      const token = storedToken();
+      return token ? { id: subjectOf(token), fullName: subjectOf(token) } : { id: '', fullName: 'Anonymous' };
+    },
+    getPermissions: async () => undefined,
   };
-  const request = (next: string | undefined) => {
-    const unsaved = unsavedWork();
-    if (unsaved) setPending({ next, unsaved });
-    else apply(next);
-  };
+}
 
+/** The sign-in page: one field for the bearer token (what the service's auth takes). */
+export function TokenLogin() {
+  const login = useLogin();
+  const notify = useNotify();
+  const [draft, setDraft] = useState('');
+  const token = normalizeToken(draft);
   return (
-    <div className="token">
-      <form
-        className="token-form"
-        data-testid="token-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          request(normalize(draft));
-        }}
-      >
-        <label htmlFor="token-input">Access token</label>
-        <input
-          id="token-input"
-          type="password"
-          autoComplete="off"
-          spellCheck={false}
-          value={draft}
-          // A 401 without a token (a rule that needs an identity) is no fault of the input.
-          aria-invalid={problem && token ? true : undefined}
-          aria-describedby={problem ? 'token-problem' : undefined}
-          onChange={(event) => setDraft(event.target.value)}
-        />
-        <button type="submit" className="primary" disabled={!normalize(draft)}>
-          Sign in
-        </button>
-        <button type="button" disabled={!token && !draft} onClick={() => request(undefined)}>
-          Sign out
-        </button>
-        <span className="muted token-state" role="status" data-testid="token-state">
-          {token ? 'Token set' : 'Anonymous'}
-        </span>
-      </form>
-      {pending && (
-        <DiscardDialog
-          title={pending.next ? 'Change the access token?' : 'Sign out?'}
-          testId="token-dialog"
-          keep="Keep editing"
-          discard={`${pending.next ? 'Change token' : 'Sign out'} (discard changes)`}
-          onKeep={() => setPending(undefined)}
-          onDiscard={() => {
-            setPending(undefined);
-            discardUnsaved();
-            apply(pending.next);
-          }}
-        >
-          <p>Every view reloads under the new identity: your changes to {pending.unsaved} are not saved.</p>
-        </DiscardDialog>
-      )}
-      {problem && (
-        <p className="field-error token-problem" id="token-problem" role="alert" data-testid="token-error">
-          {problem}
-        </p>
-      )}
-    </div>
+    <Box sx={{ minHeight: '100vh', display: 'grid', placeItems: 'center', bgcolor: 'background.default' }}>
+      <Card sx={{ width: 420, maxWidth: '92vw' }}>
+        <CardContent>
+          <Typography variant="h6" component="h1" gutterBottom>
+            Sign in
+          </Typography>
+          <Typography variant="body2" color="text.secondary" gutterBottom>
+            Paste the access token your service issued. Without one you browse as an anonymous caller.
+          </Typography>
+          <Box
+            component="form"
+            onSubmit={(event) => {
+              event.preventDefault();
+              if (token)
+                login({ token }, '/').catch((error: Error) => notify(error.message, { type: 'error' }));
+            }}
+          >
+            <TextField
+              label="Access token"
+              type="password"
+              autoComplete="off"
+              fullWidth
+              margin="normal"
+              value={draft}
+              onChange={(event) => setDraft(event.target.value)}
+            />
+            <Box sx={{ display: 'flex', gap: 1, justifyContent: 'flex-end' }}>
+              <Button href="#/">Continue without</Button>
+              <Button type="submit" variant="contained" disabled={!token}>
+                Sign in
+              </Button>
+            </Box>
+          </Box>
+        </CardContent>
+      </Card>
+    </Box>
   );
 }
