@@ -8,7 +8,7 @@ export default defineConfig({
   base: '/admin/',
   plugins: [react()],
   logLevel: 'warn',
-  // One chunk: react-admin and MUI are most of it, and every page needs them (docs/benchmarks.md: the admin's size).
+  // One chunk: react-admin and MUI are most of it, and every page needs them (docs/benchmarks.md, "The admin: bundle size and first load").
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 2000 },
   // `npm run dev:admin` proxies the API to a running service (npm start).
   server: { proxy: { '/api': 'http://127.0.0.1:3000' } },

@@ -23,7 +23,7 @@ import {
 } from 'react-admin';
 import { labelFor, type RecordData, type SchemaDocument } from '../../src/client/index.js';
 import type { LoadMeta, ServiceDataProvider } from '../../src/providers/react-admin.js';
-import { type Catalog, can, canCreate, keyOf } from './catalog.js';
+import { type Catalog, can, canCreate, keyOf, pathOfResource } from './catalog.js';
 import { dashboardParts } from './dashboard-plan.js';
 import { columnField, keyField, relationOfKey, valueField } from './fields.js';
 import { listFilters } from './filters.js';
@@ -86,7 +86,7 @@ export function listColumns(
         ...(collection.counted ? { count: collection.name } : {}),
         field: <NumberField source={sort} />,
       });
-    else if (relation && tail !== '')
+    else if (relation && tail !== '' && pathOfResource(catalog, relation.resource, relation.schema))
       add({
         source: sort,
         label: detail.fields.find((field) => field.key === relation.key)?.label ?? labelFor(relation.name),
@@ -97,7 +97,7 @@ export function listColumns(
     else if (tail !== '' && table.fields[head])
       add({
         source: sort,
-        label: sort,
+        label: table.filters.find((filter) => filter.name === sort)?.label ?? labelFor(sort),
         sortable: true,
         fields: [],
         include: head,

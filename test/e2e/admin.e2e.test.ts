@@ -120,7 +120,7 @@ describe('admin (react-admin, Chromium) on the demo', () => {
     await page.goto(`${base}/admin/#/users`);
     await page.reload();
     await showsPage('');
-    // The column chooser: Email off (not asked for), Department on (the relation's title, sortable).
+    // The column chooser: Email off (not asked for), the department's name on (included, sortable).
     await page.getByRole('button', { name: 'Columns' }).click();
     let request = nextList();
     await page.getByRole('option', { name: 'Email' }).locator('input').click();
@@ -128,8 +128,8 @@ describe('admin (react-admin, Chromium) on the demo', () => {
     expect(query).toMatch(/[?&]fields=/);
     expect(query).not.toContain('email');
     request = nextList();
-    await page.getByRole('option', { name: 'Department', exact: true }).locator('input').click();
-    expect(await request).toMatch(/fields=[^&]*department_id/);
+    await page.getByRole('option', { name: 'Department name', exact: true }).locator('input').click();
+    expect(await request).toContain('include=department');
     request = nextList();
     await page.getByRole('option', { name: 'Posts (count)' }).locator('input').click();
     expect(await request).toContain('count=posts');
@@ -140,6 +140,12 @@ describe('admin (react-admin, Chromium) on the demo', () => {
     request = nextList();
     await page.locator('thead [data-field="department.name"]').click();
     expect(await request).toContain('sort=department.name');
+    const byDepartment = await api<Listed<User & { department: { name: string } | null }>>(
+      '/api/users?per_page=25&sort=department.name&include=department',
+    );
+    await expect
+      .poll(() => column('department.name'))
+      .toEqual(byDepartment.data.map((user) => user.department?.name ?? ''));
     await showsPage('sort=department.name');
     request = nextList();
     await page.locator('thead [data-field="posts_count"]').click();
