@@ -1,4 +1,4 @@
-import { Grid } from '@mui/material';
+import { Grid, Typography } from '@mui/material';
 import type { ReactElement, ReactNode } from 'react';
 import {
   AutocompleteArrayInput,
@@ -15,6 +15,7 @@ import {
   required,
   SelectInput,
   TextInput,
+  useRecordContext,
   type Validator,
 } from 'react-admin';
 import { useWatch } from 'react-hook-form';
@@ -111,16 +112,37 @@ function reference(
   if (!path || !related) return undefined;
   const name = representation(related, references.key);
   return (
-    <ReferenceArrayInput source={input.name} reference={path} sort={choiceOrder(catalog, path)}>
-      <AutocompleteArrayInput
-        label={input.label}
-        validate={validate}
-        filterToQuery={searchOf(catalog, path)}
-        optionText={(record: RecordData) => titleOf(related.detail.titleColumns, record) ?? name(record)}
-        fullWidth
-      />
-    </ReferenceArrayInput>
+    <WholeLinks name={input.name} label={input.label}>
+      <ReferenceArrayInput source={input.name} reference={path} sort={choiceOrder(catalog, path)}>
+        <AutocompleteArrayInput
+          label={input.label}
+          validate={validate}
+          filterToQuery={searchOf(catalog, path)}
+          optionText={(record: RecordData) => titleOf(related.detail.titleColumns, record) ?? name(record)}
+          fullWidth
+        />
+      </ReferenceArrayInput>
+    </WholeLinks>
   );
+}
+
+/**
+ * A `references` input replaces every link: where the record has more links than its read gave
+ * (`<relation>_total` past the keys, see `editQuery`), the form leaves the input out, so a save never
+ * drops the links it did not show.
+ */
+function WholeLinks({ name, label, children }: { name: string; label: string; children: ReactNode }) {
+  const record = useRecordContext<RecordData>();
+  const total = record?.[`${name}_total`];
+  const keys = record?.[name];
+  if (typeof total === 'number' && Array.isArray(keys) && total > keys.length)
+    return (
+      <Typography variant="body2" color="text.secondary" sx={{ my: 2 }} data-testid={`too-many-${name}`}>
+        {label}: {total} links, more than this form edits at once ({keys.length}); change them through the
+        API.
+      </Typography>
+    );
+  return children;
 }
 
 /** One input of the schema document's form, as react-admin's input for its type and column. */

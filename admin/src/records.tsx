@@ -255,6 +255,9 @@ function editQuery(schema: SchemaDocument) {
         const related = record[references.relation];
         delete keyed[references.relation];
         keyed[name] = Array.isArray(related) ? related.map((item: RecordData) => item[references.key]) : [];
+        // How many links there are in all (a limited include answers it): `WholeLinks` reads it.
+        const total = record[`${references.relation}_total`];
+        if (total !== undefined) keyed[`${name}_total`] = total;
       }
       return keyed;
     },
