@@ -1,13 +1,44 @@
 import { defineConfig } from 'vitest/config';
 
+/** What every run of the suites shares (`npm test`, and `npm run test:fast`'s config). */
+export const common = {
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  // Two cores: one worker per core; each test file uses its own databases.
+  maxWorkers: 2,
+  // A page or a service may take seconds to answer on a busy machine: polls wait for what they mean.
+  expect: { poll: { timeout: 15_000 } },
+};
+
+/**
+ * The suites of the machine's streaming replica and PgBouncer: one stops and restarts the replica, the
+ * others read through it. They run one at a time, after the other suites, never beside each other.
+ */
+export const sharedServices = ['test/replica.test.ts', 'test/health.test.ts', 'test/pgbouncer.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    // Two cores: one worker per core; each test file uses its own databases.
-    maxWorkers: 2,
-    // A page or a service may take seconds to answer on a busy machine: polls wait for what they mean.
-    expect: { poll: { timeout: 15_000 } },
+    ...common,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'suites',
+          include: ['test/**/*.test.ts'],
+          exclude: ['**/node_modules/**', ...sharedServices],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'shared services',
+          include: sharedServices,
+          fileParallelism: false,
+          // The replica and PgBouncer are started here, once, if they are not up; the suites only check.
+          globalSetup: ['test/support/topology-setup.ts'],
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

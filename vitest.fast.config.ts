@@ -1,5 +1,5 @@
-import { defineConfig, mergeConfig } from 'vitest/config';
-import base from './vitest.config.js';
+import { defineConfig } from 'vitest/config';
+import { common, sharedServices } from './vitest.config.js';
 
 /**
  * `npm run test:fast`, the edit–test loop: the suites on SQLite (TEST_ENGINES=sqlite) and the unit tests,
@@ -7,23 +7,20 @@ import base from './vitest.config.js';
  * PgBouncer, health, pools, timeouts, deadlocks, workers), which need PostgreSQL or MariaDB whatever the
  * engines chosen. CI runs everything (`npm test`).
  */
-export default mergeConfig(
-  base,
-  defineConfig({
-    test: {
-      exclude: [
-        '**/node_modules/**',
-        'test/e2e/**',
-        'test/replica.test.ts',
-        'test/pgbouncer.test.ts',
-        'test/health.test.ts',
-        'test/faults.test.ts',
-        'test/deadlock.test.ts',
-        'test/pool-size.test.ts',
-        'test/timeouts.test.ts',
-        'test/prepared-statements.test.ts',
-        'test/workers.test.ts',
-      ],
-    },
-  }),
-);
+export default defineConfig({
+  test: {
+    ...common,
+    include: ['test/**/*.test.ts'],
+    exclude: [
+      '**/node_modules/**',
+      'test/e2e/**',
+      ...sharedServices,
+      'test/faults.test.ts',
+      'test/deadlock.test.ts',
+      'test/pool-size.test.ts',
+      'test/timeouts.test.ts',
+      'test/prepared-statements.test.ts',
+      'test/workers.test.ts',
+    ],
+  },
+});

@@ -6,7 +6,7 @@ import { buildService } from '../src/server/standalone.js';
 import { type Connection, connect } from '../src/sql/connect.js';
 import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
 import { testEndpoints } from './support/service.js';
-import { databaseOf, ensureTopology, topology, urlAt } from './support/topology.js';
+import { databaseOf, topology, topologyUp, urlAt } from './support/topology.js';
 
 const config = { resources, endpoints: testEndpoints, introspect: false } as const;
 
@@ -90,7 +90,7 @@ describe('readiness reports each read replica (postgres)', () => {
   let app: FastifyInstance;
   let name: string;
   beforeAll(async () => {
-    await ensureTopology();
+    await topologyUp();
     direct = await freshDatabase('postgres', 'health_replicas');
     name = await databaseOf(direct);
     // The second replica's port refuses connections: that replica is down.
@@ -107,17 +107,15 @@ describe('readiness reports each read replica (postgres)', () => {
   });
 
   it('stays ready with a replica down, and says which is up, without credentials', async () => {
-    // The new database reaches the replica a moment after it is created
-    let body: { replicas: { url: string; up: boolean; error?: string }[] } | undefined;
-    // (and test/replica.test.ts, running beside this file, may be restarting it).
-    // Up to 25 s: on a busy machine that restart has taken longer than 15 s.
-    for (let i = 0; i < 250; i++) {
+    type Ready = { replicas: { url: string; up: boolean; error?: string }[] };
+    const ready = async (): Promise<Ready> => {
       const res = await app.inject({ url: '/health/ready' });
       expect(res.statusCode, res.body).toBe(200);
-      body = res.json();
-      if (body?.replicas[0]?.up) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+      return res.json() as Ready;
+    };
+    // The new database reaches the replica a moment after it is created.
+    await expect.poll(async () => (await ready()).replicas[0]?.up).toBe(true);
+    const body = await ready();
     expect(body?.replicas[0]).toEqual({
       url: `postgres://***@127.0.0.1:${topology.replicaPort}/${name}`,
       up: true,

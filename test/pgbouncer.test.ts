@@ -10,10 +10,10 @@ import { type Host, startHost } from './support/hosts.js';
 import { editorContext, testEndpoints } from './support/service.js';
 import {
   databaseOf,
-  ensureTopology,
   queryAt,
   rewriteComment,
   topology,
+  topologyUp,
   urlAt,
   writableComments,
 } from './support/topology.js';
@@ -47,7 +47,7 @@ describe('through PgBouncer in transaction mode (postgres)', () => {
   };
 
   beforeAll(async () => {
-    await ensureTopology();
+    await topologyUp();
     direct = await freshDatabase('postgres', 'pgbouncer');
     await createSchema(direct);
     await insertFixture(direct);

@@ -1,6 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { defineEndpoint } from '../../src/resource/policy.js';
 import type { Connection } from '../../src/sql/connect.js';
@@ -15,6 +16,8 @@ export const topology = {
   replicaPort: Number(process.env.RQS_REPLICA_PORT ?? 5433),
   pgbouncerPort: Number(process.env.RQS_PGBOUNCER_PORT ?? 6432),
 };
+
+const run = promisify(execFile);
 
 const script = join(dirname(fileURLToPath(import.meta.url)), '../../.ci/replica-and-pgbouncer.sh');
 
@@ -41,11 +44,24 @@ async function answers(port: number, database = 'postgres'): Promise<boolean> {
 
 /**
  * The replica and PgBouncer up: started by the script when either does not answer (a machine where
- * .ci/run has not run, or a replica a previous test left stopped). The script needs root.
+ * .ci/run has not run). The script needs root. Called once, by the shared-services suites' global set-up
+ * (test/support/topology-setup.ts); the suites themselves only check (`topologyUp`).
  */
 export async function ensureTopology(): Promise<void> {
   if ((await answers(topology.replicaPort)) && (await answers(topology.pgbouncerPort))) return;
-  execFileSync(script, { stdio: ['ignore', 'inherit', 'inherit'], timeout: 180_000 });
+  await run(script, [], { timeout: 180_000 });
+}
+
+/** Throws, naming what is down, unless the replica and PgBouncer answer: a suite checks, never rebuilds. */
+export async function topologyUp(): Promise<void> {
+  const down = [
+    ...((await answers(topology.replicaPort)) ? [] : [`the replica on ${topology.replicaPort}`]),
+    ...((await answers(topology.pgbouncerPort)) ? [] : [`PgBouncer on ${topology.pgbouncerPort}`]),
+  ];
+  if (down.length > 0)
+    throw new Error(
+      `${down.join(' and ')} did not answer: run .ci/replica-and-pgbouncer.sh (npm test's set-up does).`,
+    );
 }
 
 /** The URL of database `name` on a port of 127.0.0.1. */
@@ -94,14 +110,17 @@ export async function replicaCaughtUp(timeoutMs = 20_000): Promise<void> {
   }
 }
 
-/** Stops the replica (fast: its sessions are ended, as in a failover or a crash of that server). */
-export function stopReplica(): void {
-  execFileSync(script, ['stop-replica'], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 60_000 });
+/**
+ * Stops the replica (fast: its sessions are ended, as in a failover or a crash of that server). The
+ * script runs beside this process's event loop, so requests a test keeps sending flow while it stops.
+ */
+export async function stopReplica(): Promise<void> {
+  await run(script, ['stop-replica'], { timeout: 60_000 });
 }
 
 /** Starts the replica again (through the script, which also checks that it streams and catches up). */
 export async function startReplica(): Promise<void> {
-  execFileSync(script, { stdio: ['ignore', 'inherit', 'inherit'], timeout: 180_000 });
+  await run(script, [], { timeout: 180_000 });
 }
 
 /**
