@@ -14,6 +14,9 @@ export const common = {
  * The suites of the machine's streaming replica and PgBouncer: one stops and restarts the replica, the
  * others read through it. They run one at a time, after the other suites, never beside each other.
  */
+/** The demo schema with the fixture, made once per run, which the suites' databases are copied from. */
+export const templates = 'test/support/templates-setup.ts';
+
 export const sharedServices = ['test/replica.test.ts', 'test/health.test.ts', 'test/pgbouncer.test.ts'];
 
 export default defineConfig({
@@ -26,6 +29,7 @@ export default defineConfig({
           name: 'suites',
           include: ['test/**/*.test.ts'],
           exclude: ['**/node_modules/**', ...sharedServices],
+          globalSetup: [templates],
         },
       },
       {

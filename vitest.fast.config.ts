@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { common, sharedServices } from './vitest.config.js';
+import { common, sharedServices, templates } from './vitest.config.js';
 
 /**
  * `npm run test:fast`, the edit–test loop: the suites on SQLite (TEST_ENGINES=sqlite) and the unit tests,
@@ -11,6 +11,7 @@ export default defineConfig({
   test: {
     ...common,
     include: ['test/**/*.test.ts'],
+    globalSetup: [templates],
     exclude: [
       '**/node_modules/**',
       'test/e2e/**',

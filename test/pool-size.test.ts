@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
-import { createSchema } from '../examples/demo/schema.js';
 import { connectOptionsFrom } from '../src/cli/env.js';
 import { buildService } from '../src/server/standalone.js';
 import type { ConnectOptions } from '../src/sql/dialect.js';
-import { dropDatabase, freshDatabase, serverConnections } from './support/databases.js';
-import { insertFixture } from './support/fixture.js';
+import { dropDatabase, serverConnections } from './support/databases.js';
 import { testEndpoints } from './support/service.js';
+import { fixtureDatabase } from './support/templates.js';
 
 describe('DATABASE_POOL_SIZE', () => {
   it('sets the pool size, and refuses a value it cannot use, naming it', () => {
@@ -23,10 +22,8 @@ for (const dialect of ['postgres', 'mysql'] as const) {
   describe(`the pool size on ${dialect}`, () => {
     /** Opens the service with `options`, sends a burst of concurrent list requests, counts server connections. */
     async function connectionsAfterBurst(name: string, options?: ConnectOptions): Promise<number> {
-      const conn = await freshDatabase(dialect, name, options);
+      const conn = await fixtureDatabase(dialect, name, options);
       try {
-        await createSchema(conn);
-        await insertFixture(conn);
         const app = await buildService({ config: { resources, endpoints: testEndpoints }, connection: conn });
         const responses = await Promise.all(
           Array.from({ length: 40 }, (_, i) => app.inject({ url: `/api/users?per_page=${1 + (i % 5)}` })),

@@ -1,14 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
-import { createSchema } from '../examples/demo/schema.js';
 import { connectOptionsFrom } from '../src/cli/env.js';
 import { buildService } from '../src/server/standalone.js';
 import type { Connection } from '../src/sql/connect.js';
 import type { ConnectOptions } from '../src/sql/dialect.js';
-import { dropDatabase, freshDatabase } from './support/databases.js';
-import { insertFixture } from './support/fixture.js';
+import { dropDatabase } from './support/databases.js';
 import { testEndpoints } from './support/service.js';
+import { fixtureDatabase } from './support/templates.js';
 
 describe('DATABASE_PREPARED_STATEMENTS', () => {
   it('turns named statements off or on, and refuses anything else, naming it', () => {
@@ -33,10 +32,8 @@ describe('DATABASE_PREPARED_STATEMENTS', () => {
 describe('named prepared statements (postgres)', () => {
   const opened: Array<{ name: string; connection: Connection }> = [];
   async function serviceOn(name: string, options?: ConnectOptions) {
-    const connection = await freshDatabase('postgres', name, { poolSize: 1, ...options });
+    const connection = await fixtureDatabase('postgres', name, { poolSize: 1, ...options });
     opened.push({ name, connection });
-    await createSchema(connection);
-    await insertFixture(connection);
     const app = await buildService({ config: { resources, endpoints: testEndpoints }, connection });
     return { connection, app };
   }

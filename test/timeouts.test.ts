@@ -5,15 +5,14 @@ import { createPool as createMysqlPool, type PoolConnection, type RowDataPacket 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../examples/demo/resources.js';
-import { createSchema } from '../examples/demo/schema.js';
 import { defineEndpoint, type EndpointPolicy } from '../src/resource/policy.js';
 import { buildService } from '../src/server/standalone.js';
 import { type Connection, connect } from '../src/sql/connect.js';
 import type { ConnectOptions } from '../src/sql/dialect.js';
 import { KillLine, readStops as mysqlReadStops } from '../src/sql/dialects/mysql.js';
 import { readStops as pgReadStops } from '../src/sql/dialects/postgres.js';
-import { dropDatabase, freshDatabase } from './support/databases.js';
-import { insertFixture } from './support/fixture.js';
+import { dropDatabase } from './support/databases.js';
+import { fixtureDatabase } from './support/templates.js';
 
 /**
  * Timeouts and cancellation are the database's own mechanisms (PostgreSQL's cancel request, MariaDB's
@@ -204,9 +203,7 @@ for (const dialect of servers) {
     };
 
     beforeAll(async () => {
-      conn = await freshDatabase(dialect, `timeouts_${dialect}`);
-      await createSchema(conn);
-      await insertFixture(conn);
+      conn = await fixtureDatabase(dialect, `timeouts_${dialect}`);
       await bulkUsers(conn, dialect);
       url =
         dialect === 'postgres'

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
@@ -105,4 +105,45 @@ export async function freshDatabase(
     await admin.end();
   }
   return connect(`${mysqlServer}/${database}`, options);
+}
+
+/**
+ * A database of `dialect` copied from `template` (what `templateFor` names): PostgreSQL's
+ * `CREATE DATABASE … TEMPLATE` (no connection may be open to the template meanwhile), or a copy of a
+ * closed SQLite file. Drop it with `dropDatabase`, as a fresh one.
+ */
+export async function cloneDatabase(
+  dialect: 'sqlite' | 'postgres',
+  name: string,
+  template: string,
+  given?: ConnectOptions,
+): Promise<Connection> {
+  const database = databaseName(name);
+  if (dialect === 'sqlite') {
+    const file = join(mkdtempSync(join(tmpdir(), 'rqs-')), `${database}.db`);
+    copyFileSync(template, file);
+    return connect(`sqlite:${file}`);
+  }
+  const admin = new pg.Client({ connectionString: `${postgresServer}/postgres` });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${database} with (force)`);
+    await admin.query(`create database ${database} template ${template}`);
+  } finally {
+    await admin.end();
+  }
+  return connect(`${postgresServer}/${database}`, { ...suiteOptions, ...given });
+}
+
+/** What a template made by `freshDatabase(dialect, name)` is copied from: its database name, or its file. */
+export async function templateFor(
+  dialect: 'sqlite' | 'postgres',
+  name: string,
+  conn: Connection,
+): Promise<string> {
+  if (dialect === 'postgres') return databaseName(name);
+  const [main] = await conn.run({ sql: 'pragma database_list', parameters: [] });
+  if (typeof main?.file !== 'string' || main.file === '')
+    throw new Error('no SQLite file behind the template');
+  return main.file;
 }

@@ -2,13 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { resources } from '../../examples/demo/resources.js';
-import { createSchema, dropSchema } from '../../examples/demo/schema.js';
 import { FilterValueError } from '../../src/errors/filter-value-error.js';
 import { defineEndpoint, Filter, type ServiceConfig } from '../../src/resource/policy.js';
 import type { Connection } from '../../src/sql/connect.js';
 import type { DialectName } from '../../src/sql/dialect.js';
-import { dialects, dropDatabase, freshDatabase } from './databases.js';
-import { insertFixture } from './fixture.js';
+import { dialects, dropDatabase } from './databases.js';
 import {
   type Host,
   type HostName,
@@ -17,6 +15,7 @@ import {
   type InjectResponse,
   startHost,
 } from './hosts.js';
+import { fixtureDatabase } from './templates.js';
 
 /**
  * Where a suite runs: every database through the standalone server, and every host adapter on SQLite
@@ -134,10 +133,7 @@ export function useService<Ctx = unknown>(
   const database = `${name}_${dialect}${host === 'standalone' ? '' : `_${host.replace('-', '_')}`}`;
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    const conn = await freshDatabase(dialect, database);
-    await dropSchema(conn);
-    await createSchema(conn);
-    await insertFixture(conn);
+    const conn = await fixtureDatabase(dialect, database);
     const config = {
       resources,
       endpoints: testEndpoints,
