@@ -300,12 +300,12 @@ describe('prepared shapes', () => {
               );
           }
         }),
-        // Bounded so that the check takes seconds, not a busy machine's 30: each run compiles about
-        // a dozen neighbours twice.
-        { numRuns: 300 },
+        // Bounded so that the check takes seconds on each engine: each run compiles about a dozen
+        // neighbours twice (some 1,800 plans an engine; the generator is the same for the three).
+        { numRuns: 150 },
       );
       // The generator must produce valid requests, or this test checks nothing.
-      expect(planned).toBeGreaterThan(1500);
+      expect(planned).toBeGreaterThan(750);
     }, 120_000);
   }
 
