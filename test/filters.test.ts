@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LONG_QUERY } from '../src/client/calls.js';
+import { operatorShapes, type ValueShape } from '../src/kinds/operators.js';
 import { defineEndpoint, Filter } from '../src/resource/policy.js';
 import { dialects } from './support/databases.js';
-import { posts, profiles, type UserRow, users } from './support/fixture.js';
+import { posts, profiles, roles, type UserRow, userRoles, users } from './support/fixture.js';
+import { type Host, hostNames, type InjectOptions, type InjectResponse, startHost } from './support/hosts.js';
 import {
   byIdDesc,
   expectedUsers,
@@ -12,7 +15,7 @@ import {
   utcDay,
   visibleUsers,
 } from './support/oracle.js';
-import { serviceTargets, targetName, useService } from './support/service.js';
+import { testServiceConfig, useService } from './support/service.js';
 
 /** A query (without `per_page`) and the oracle deciding which visible users it matches. */
 type Case = [query: string, predicate: (user: UserRow) => boolean];
@@ -409,9 +412,10 @@ describe('the filter case tables', () => {
   });
 });
 
-for (const target of serviceTargets)
-  describe(`filters on ${targetName(target)}`, () => {
-    const service = useService(target.dialect, 'filters', {}, target.host);
+/** The whole matrix, on every database, through the standalone server (the hosts run a subset below). */
+for (const dialect of dialects)
+  describe(`filters on ${dialect}`, () => {
+    const service = useService(dialect, 'filters');
 
     it("reuses a request shape's statement with other values, each answer as if compiled alone", async () => {
       // Each group is one shape (same filters, operators, list lengths and value classes); the
@@ -552,6 +556,214 @@ for (const target of serviceTargets)
       });
     });
   });
+
+/**
+ * The hosts' parity subset. A host adapter (the standalone server's direct reads, the Fastify plugin,
+ * Express, Hono, fetch) does not decide which rows a filter selects: it carries the request to the
+ * core and the answer back. The matrix above runs on every database through the standalone server;
+ * through each host runs one request per way a request can differ on that way, each answered — status,
+ * the service's headers, body byte for byte — as the standalone server answers the same request:
+ * - every operator shape (scalar, text pattern, flag, date, year, list, pair, datePair), a list in its
+ *   three forms (CSV, `[]`, indexed) and several filters together: keys and brackets reach the core
+ *   as sent;
+ * - every kind of filter: a column, a relation path, a JSON path, a scope, a custom filter, trashed,
+ *   `or`/`and` groups;
+ * - a 422 refusal (a value, and a filter outside the whitelist): status, envelope and headers;
+ * - values that need URL-encoding (a space as `%20` and as `+`, `%`, `&`, unicode);
+ * - a query past the client's LONG_QUERY in a body: `POST <list>/query` (JSON) and `QUERY` (form).
+ * Each request the standalone server answers as the oracle says, selecting some visible users and not
+ * all, so a host that dropped or altered any part of it would answer otherwise.
+ */
+type HostPath =
+  | 'column'
+  | 'relation path'
+  | 'JSON path'
+  | 'scope'
+  | 'custom filter'
+  | 'trashed'
+  | 'or/and groups'
+  | 'refusal'
+  | 'URL-encoded values'
+  | 'query in a body';
+
+/** The standalone server's answer to a parity request: these users, or a 422 naming these fields. */
+type ParityOracle = { select: (user: UserRow) => boolean; withTrashed?: boolean } | { refused: string[] };
+
+interface ParityCase {
+  title: string;
+  request: InjectOptions;
+  /** The query string, wherever the request carries it. */
+  query: string;
+  oracle: ParityOracle;
+}
+
+const overUrl = (query: string, oracle: ParityOracle): ParityCase => ({
+  title: query,
+  request: { url: `/api/users?${query}` },
+  query,
+  oracle,
+});
+const selecting = (query: string, select: (user: UserRow) => boolean) =>
+  overUrl(`per_page=100&${query}`, { select });
+
+const hasRole = (u: UserRow, name: string) =>
+  (userRoles[u.id] ?? []).some((id) => roles.find((role) => role.id === id)?.name === name);
+
+/** A list of 100 values (the most a list takes), past LONG_QUERY, naming two users. */
+const longQuery = `per_page=100&filter[name][in]=${[
+  'Anna%20Smith',
+  'Bob%20100%25%20Real',
+  ...Array.from({ length: 98 }, (_, i) => `nobody-is-called-this-${String(i).padStart(4, '0')}`),
+].join(',')}`;
+const inLongQuery = (u: UserRow) => u.name === 'Anna Smith' || u.name === 'Bob 100% Real';
+
+/** The subset, by the path it takes: every path has its cases (the compiler asks for each key). */
+const parityPaths: Record<HostPath, ParityCase[]> = {
+  column: [
+    selecting('filter[score][gt]=80', (u) => u.score > 80),
+    selecting('filter[name][contains]=ann', (u) => has(u.name, 'ann')),
+    selecting('filter[birthday][is_null]=true', (u) => u.birthday === null),
+    selecting('filter[created_at][date_eq]=2024-01-15', (u) => utcDay(u.created_at) === '2024-01-15'),
+    selecting('filter[created_at][year]=2023', (u) => u.created_at.startsWith('2023-')),
+    ...listForms('status', 'in', ['active', 'banned']).map((query) =>
+      selecting(query, (u) => ['active', 'banned'].includes(u.status)),
+    ),
+    selecting('filter[score][between]=42,85', (u) => u.score >= 42 && u.score <= 85),
+    selecting(
+      'filter[birthday][date_between]=1990-01-01,1999-12-31',
+      (u) => u.birthday !== null && u.birthday >= '1990-01-01' && u.birthday <= '1999-12-31',
+    ),
+    selecting('filter[status]=active&filter[is_admin]=false', (u) => u.status === 'active' && !u.is_admin),
+  ],
+  'relation path': [
+    selecting('filter[roles.name]=admin', (u) => hasRole(u, 'admin')),
+    selecting('filter[profile.website][is_null]=1', (u) => profileOf(u) !== undefined && website(u) === null),
+  ],
+  'JSON path': [selecting('filter[settings.theme]=dark', (u) => u.settings?.theme === 'dark')],
+  scope: [selecting('filter[active]=true', (u) => u.status === 'active')],
+  'custom filter': [selecting('filter[email_domain]=example.org', (u) => u.email.endsWith('@example.org'))],
+  trashed: [
+    overUrl('per_page=100&filter[trashed]=true&filter[status]=active', {
+      select: (u) => u.status === 'active',
+      withTrashed: true,
+    }),
+  ],
+  'or/and groups': [
+    selecting(
+      'filter[or][0][status]=banned&filter[or][1][and][0][score][gte]=80&filter[or][1][and][1][is_admin]=true',
+      (u) => u.status === 'banned' || (u.score >= 80 && u.is_admin),
+    ),
+  ],
+  refusal: [
+    overUrl('filter[score][gt]=abc', { refused: ['filter.score'] }),
+    overUrl('filter[password]=x', { refused: ['filter.password'] }),
+  ],
+  'URL-encoded values': [
+    selecting(
+      'filter[name][in][]=Anna+Smith&filter[name][in][]=Bob%20100%25%20Real&filter[name][in][]=%C3%A9%26x',
+      (u) => u.name === 'Anna Smith' || u.name === 'Bob 100% Real',
+    ),
+  ],
+  'query in a body': [
+    {
+      title: `POST /api/users/query, ${longQuery.length} characters`,
+      request: {
+        method: 'POST',
+        url: '/api/users/query',
+        headers: { 'content-type': 'application/json' },
+        payload: { query: longQuery },
+      },
+      query: longQuery,
+      oracle: { select: inLongQuery },
+    },
+    {
+      title: `QUERY /api/users, ${longQuery.length} characters`,
+      request: {
+        method: 'QUERY',
+        url: '/api/users',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: longQuery,
+      },
+      query: longQuery,
+      oracle: { select: inLongQuery },
+    },
+  ],
+};
+const parityCases = Object.values(parityPaths).flat();
+
+/** Headers of the connection or of the host application, not of the service's answer. */
+const transportHeaders = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'x-powered-by']);
+
+/** What a host must pass back unchanged: the status, the service's headers and the body's text. */
+function answerOf(response: InjectResponse) {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers))
+    if (value !== undefined && !transportHeaders.has(name))
+      headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  return { status: response.statusCode, headers, body: response.body };
+}
+
+describe("the hosts' parity subset of the filters", () => {
+  it('has a request of every operator shape', () => {
+    const shapes = new Set<ValueShape>();
+    for (const { query } of parityCases)
+      for (const key of new URLSearchParams(query).keys()) {
+        if (!key.startsWith('filter[')) continue;
+        const operator = [...key.matchAll(/\[(\w+)\]/g)]
+          .map((match) => match[1] ?? '')
+          .findLast((name): name is keyof typeof operatorShapes => Object.hasOwn(operatorShapes, name));
+        shapes.add(operator ? operatorShapes[operator] : 'scalar');
+      }
+    expect([...shapes].sort()).toEqual([...new Set(Object.values(operatorShapes))].sort());
+  });
+
+  it('sends a body query longer than the client would put in a URL', () => {
+    expect(longQuery.length).toBeGreaterThan(LONG_QUERY);
+  });
+
+  describe('on sqlite', () => {
+    const reference = useService('sqlite', 'filters_hosts');
+
+    it.each(parityCases)(
+      'the standalone server answers $title as the oracle says',
+      async ({ request, oracle }) => {
+        const res = await reference.inject(request);
+        if ('refused' in oracle) {
+          expect(res.statusCode, res.body).toBe(422);
+          expect(Object.keys(res.json().errors)).toEqual(oracle.refused);
+          return;
+        }
+        expect(res.statusCode, res.body).toBe(200);
+        const expected = expectedUsers(oracle.select, oracle.withTrashed);
+        expect(expected.length, 'the case selects some users').toBeGreaterThan(0);
+        expect(expected.length, 'the case leaves some users out').toBeLessThan(
+          oracle.withTrashed ? users.length : visibleUsers.length,
+        );
+        expect(ids({ status: res.statusCode, body: res.json() })).toEqual(expected);
+      },
+    );
+
+    describe.each(hostNames.filter((name) => name !== 'standalone'))('through the %s host', (name) => {
+      let host: Host | undefined;
+      beforeAll(async () => {
+        host = await startHost(name, testServiceConfig(), reference.conn);
+      });
+      afterAll(() => host?.close());
+
+      it.each(parityCases)('answers $title as the standalone server', async ({ request, oracle }) => {
+        if (!host) throw new Error(`The ${name} host did not start.`);
+        // The same Host header: the answers' links are built from it.
+        const headers = { ...request.headers, host: host.authority };
+        const [expected, actual] = await Promise.all([
+          reference.inject({ ...request, headers }),
+          host.inject(request),
+        ]);
+        expect(expected.statusCode).toBe('refused' in oracle ? 422 : 200);
+        expect(answerOf(actual)).toEqual(answerOf(expected));
+      });
+    });
+  });
+});
 
 /** Read by the endpoint's baseQuery on every call: a condition that changes between requests. */
 let minimumScore = 0;

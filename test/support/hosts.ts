@@ -51,6 +51,8 @@ export interface Host {
   inject(options: InjectOptions): Promise<InjectResponse>;
   /** The standalone server or the host Fastify application (for tests that need Fastify itself). */
   readonly fastify?: FastifyInstance;
+  /** The Host header its requests carry unless a test sets one: the answers' links are built from it. */
+  readonly authority: string;
   close(): Promise<void>;
 }
 
@@ -113,6 +115,8 @@ export async function startHost(
 function fastifyHost(app: FastifyInstance): Host {
   return {
     fastify: app,
+    // light-my-request's own, for a request without a Host header.
+    authority: 'localhost:80',
     async inject({ method = 'GET', url, headers, payload }) {
       const response = await app.inject({
         method: method as 'GET',
@@ -148,6 +152,7 @@ async function listening(listener: RequestListener): Promise<Host> {
 /** A host reached over real HTTP on `port`. */
 function onPort(port: number, close: () => Promise<void>): Host {
   return {
+    authority: `127.0.0.1:${port}`,
     async inject({ method = 'GET', url, headers = {}, payload }) {
       if (fetchRefuses.has(method.toUpperCase())) return rawRequest(port, method, url, headers);
       const sent = { ...headers };

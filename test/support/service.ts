@@ -107,6 +107,11 @@ export const testEndpoints = [
   }),
 ];
 
+/** The suites' service configuration: the demo's resources, the test endpoints, an editor; `overrides` changes it. */
+export function testServiceConfig<Ctx = unknown>(overrides: Partial<ServiceConfig<Ctx>> = {}): ServiceConfig {
+  return { resources, endpoints: testEndpoints, context: editorContext, ...overrides } as ServiceConfig;
+}
+
 export interface TestService {
   /** The standalone server or the host Fastify application; undefined for the other hosts. */
   app: FastifyInstance;
@@ -134,12 +139,7 @@ export function useService<Ctx = unknown>(
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const conn = await fixtureDatabase(dialect, database);
-    const config = {
-      resources,
-      endpoints: testEndpoints,
-      context: editorContext,
-      ...overrides,
-    } as ServiceConfig;
+    const config = testServiceConfig(overrides);
     context.conn = conn;
     const started = await startHost(host, config, conn);
     close = () => started.close();
