@@ -1,12 +1,11 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
@@ -32,6 +31,7 @@ import { type ContextRequest, defineEndpoint, type ServiceConfig } from '../src/
 import { type BearerOptions, bearerContext, bearerOptionsFrom } from '../src/server/bearer.js';
 import { buildService } from '../src/server/standalone.js';
 import type { Connection } from '../src/sql/connect.js';
+import { builtPackage } from './support/built.js';
 import { freshDatabase } from './support/databases.js';
 import { insertFixture, users } from './support/fixture.js';
 import type { InjectResponse } from './support/hosts.js';
@@ -783,9 +783,6 @@ describe('CORS through the Fastify plugin in a host application', () => {
   });
 });
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const run = promisify(execFile);
-
 /** The environment of a child process: this one's, without AUTH_JWT_* or CORS_*, plus `extra`. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -842,36 +839,21 @@ async function stopCli(started: Started): Promise<number | null> {
 
 describe('the CLI, built and started as `npm start` does', () => {
   let out: string;
+  let noContext: string;
   let database: string;
-  beforeAll(async () => {
-    // Inside the repository, so that the built files find node_modules; not in dist/ (npm run build's).
-    const cache = join(root, 'node_modules', '.cache');
-    mkdirSync(cache, { recursive: true });
-    out = mkdtempSync(join(cache, 'rqs-cli-test-'));
-    await run(
-      process.execPath,
-      [
-        join(root, 'node_modules/typescript/bin/tsc'),
-        '-p',
-        join(root, 'tsconfig.build.json'),
-        '--outDir',
-        out,
-        '--declaration',
-        'false',
-        '--sourceMap',
-        'false',
-      ],
-      { cwd: root },
-    );
+  beforeAll(() => {
+    out = builtPackage();
+    const temp = mkdtempSync(join(tmpdir(), 'rqs-cli-'));
+    database = join(temp, 'demo.db');
     // A configuration without its own context hook: the CLI gives it one from AUTH_JWT_*.
+    noContext = join(temp, 'no-context.mjs');
+    const demo = pathToFileURL(join(out, 'examples/demo/config.js')).href;
     writeFileSync(
-      join(out, 'examples/demo/no-context.js'),
-      "import demo from './config.js';\nconst { context: _context, ...rest } = demo;\nexport default rest;\n",
+      noContext,
+      `import demo from '${demo}';\nconst { context: _context, ...rest } = demo;\nexport default rest;\n`,
     );
-    database = join(mkdtempSync(join(tmpdir(), 'rqs-cli-')), 'demo.db');
-  }, 120_000);
+  });
   afterAll(() => {
-    if (out) rmSync(out, { recursive: true, force: true });
     if (database) rmSync(join(database, '..'), { recursive: true, force: true });
   });
 
@@ -916,7 +898,7 @@ describe('the CLI, built and started as `npm start` does', () => {
 
   it('gives a configuration without a context hook the bearer context from AUTH_JWT_*', async () => {
     const secret = 'another-cli-secret-0123456789abcdef012345';
-    const started = await startCli(out, join(out, 'examples/demo/no-context.js'), {
+    const started = await startCli(out, noContext, {
       DATABASE_URL: `sqlite:${database}`,
       AUTH_JWT_SECRET: secret,
       AUTH_JWT_ISSUER: ISSUER,

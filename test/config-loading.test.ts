@@ -134,7 +134,7 @@ export default config;`,
     );
   });
 
-  it("resolves 'resource-query-service' inside this repository without a build (package.json exports point at dist)", async () => {
+  it("resolves 'resource-query-service' inside this repository to the running copy, not to the build package.json exports point at", async () => {
     // test-artifacts/ is git-ignored.
     mkdirSync(join(repository, 'test-artifacts'), { recursive: true });
     const inside = mkdtempSync(join(repository, 'test-artifacts', 'config-'));
@@ -142,10 +142,11 @@ export default config;`,
       writeFileSync(
         join(inside, 'rqs.config.ts'),
         `import { defineConfig, FilterValueError } from 'resource-query-service';
-const marker: unknown = FilterValueError;
-export default defineConfig({ resources: [], endpoints: [], examples: [String((marker as { name: string }).name)] });`,
+export default { ...defineConfig({ resources: [], endpoints: [] }), marker: FilterValueError };`,
       );
-      expect((await loadConfig(join(inside, 'rqs.config.ts'))).examples).toEqual(['FilterValueError']);
+      // The same class, whether dist/ is built (npm test builds it first) or not.
+      const config = (await loadConfig(join(inside, 'rqs.config.ts'))) as unknown as { marker: unknown };
+      expect(config.marker).toBe(FilterValueError);
     } finally {
       rmSync(inside, { recursive: true, force: true });
     }

@@ -1,19 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpoints as demoEndpoints } from '../examples/demo/endpoints.js';
 import { resources as demoResources } from '../examples/demo/resources.js';
@@ -33,6 +24,7 @@ import { defineConfig, type StandaloneConfig } from '../src/server/config.js';
 import { buildService } from '../src/server/standalone.js';
 import { connect } from '../src/sql/connect.js';
 import type { DialectName } from '../src/sql/dialect.js';
+import { builtAdmin, builtPackage } from './support/built.js';
 import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
 import { insertFixture } from './support/fixture.js';
 import { createFrameworkSchema, type Framework, frameworkDialects } from './support/framework-schemas.js';
@@ -769,35 +761,14 @@ describe('the init command', () => {
   let out: string;
   let database: string;
   beforeAll(async () => {
-    // The command as users run it: src transpiled file by file (no type check: tsc -p covers that).
-    mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
-    out = mkdtempSync(join(root, 'node_modules', '.cache', 'rqs-init-cli-'));
-    const transpile = (dir: string) => {
-      for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
-        const path = join(dir, entry.name);
-        if (entry.isDirectory()) transpile(path);
-        else if (entry.name.endsWith('.ts')) {
-          const { outputText } = ts.transpileModule(readFileSync(join(root, path), 'utf8'), {
-            compilerOptions: {
-              module: ts.ModuleKind.ESNext,
-              target: ts.ScriptTarget.ES2022,
-              verbatimModuleSyntax: true,
-            },
-          });
-          mkdirSync(join(out, dir), { recursive: true });
-          writeFileSync(join(out, path.replace(/\.ts$/, '.js')), outputText);
-        }
-      }
-    };
-    transpile('src');
-    writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n');
+    // The command as users run it: the package's build (npm test makes it before the tests).
+    out = builtPackage();
     database = join(mkdtempSync(join(tmpdir(), 'rqs-init-')), 'laravel.db');
     const conn = connect(`sqlite:${database}`);
     await createFrameworkSchema(conn, 'laravel');
     await conn.db.destroy();
   });
   afterAll(() => {
-    if (out) rmSync(out, { recursive: true, force: true });
     if (database) rmSync(dirname(database), { recursive: true, force: true });
   });
 
@@ -826,9 +797,8 @@ describe('the init command', () => {
   it('serves what it wrote, unchanged, from a folder without the package, by the command it prints', async () => {
     // A folder outside the repository: no node_modules on its way up, no package next to the file.
     const dir = mkdtempSync(join(tmpdir(), 'rqs-init-elsewhere-'));
-    // The package's admin UI, where an installed package has it (next to dist/): here, the build's.
-    mkdirSync(join(out, 'admin'), { recursive: true });
-    symlinkSync(join(root, 'admin', 'dist'), join(out, 'admin', 'dist'), 'dir');
+    // The package's admin UI, where an installed package has it (admin/dist beside dist/).
+    builtAdmin();
     try {
       const file = join(dir, 'conf', 'x.ts');
       const { stdout } = await run(
@@ -872,7 +842,6 @@ describe('the init command', () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
-      rmSync(join(out, 'admin'), { recursive: true, force: true });
     }
   }, 60_000);
 
@@ -899,25 +868,6 @@ describe('the init command', () => {
 describe('the generated modules', () => {
   it('typecheck under the project’s strict options, and are formatted as biome formats them', async () => {
     expect(typecheckTargets.length).toBeGreaterThan(3 * dialects.length);
-    writeFileSync(
-      join(generated, 'tsconfig.json'),
-      JSON.stringify({
-        extends: relative(generated, join(root, 'tsconfig.json')).split('\\').join('/'),
-        compilerOptions: {
-          noEmit: true,
-          rootDir: relative(generated, root).split('\\').join('/'),
-          // Checking src takes most of the time: kept between runs, only the generated files are new.
-          incremental: true,
-          tsBuildInfoFile: join(root, 'node_modules', '.cache', 'rqs-init-typecheck.tsbuildinfo'),
-        },
-        include: typecheckTargets.map((target) => target.file),
-      }),
-    );
-    const tsc = join(root, 'node_modules/typescript/bin/tsc');
-    await expect(
-      run(process.execPath, [tsc, '-p', join(generated, 'tsconfig.json')], { cwd: root }),
-    ).resolves.toBeDefined();
-
     const biome = join(root, 'node_modules/.bin/biome');
     const files = (width: number) =>
       typecheckTargets
@@ -930,5 +880,31 @@ describe('the generated modules', () => {
     await run(biome, ['check', '--vcs-use-ignore-file=false', '--line-width', '80', ...files(80)], {
       cwd: root,
     });
+
+    // Type-checked against the package as it is published (dist/'s declarations), as an application
+    // importing it checks them: the import, once laid out and formatted, names the build's entry.
+    const built = builtPackage();
+    for (const { file } of typecheckTargets) {
+      const path = join(generated, file);
+      const entry = relative(dirname(path), join(built, 'src', 'index.js'))
+        .split('\\')
+        .join('/');
+      const source = readFileSync(path, 'utf8');
+      const [specifier] = /'(?:\.\.\/)+src\/index\.js'/.exec(source) ?? [];
+      expect(specifier, `${file} imports the package`).toBeDefined();
+      writeFileSync(path, source.replace(specifier as string, `'${entry}'`));
+    }
+    writeFileSync(
+      join(generated, 'tsconfig.json'),
+      JSON.stringify({
+        extends: relative(generated, join(root, 'tsconfig.json')).split('\\').join('/'),
+        compilerOptions: { noEmit: true, rootDir: relative(generated, root).split('\\').join('/') },
+        include: typecheckTargets.map((target) => target.file),
+      }),
+    );
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    await expect(
+      run(process.execPath, [tsc, '-p', join(generated, 'tsconfig.json')], { cwd: root }),
+    ).resolves.toBeDefined();
   }, 60_000);
 });

@@ -8,6 +8,7 @@ import { runTypes } from '../src/cli/types.js';
 import { createClient, type EndpointRoutes, type ResourceTypes } from '../src/client/index.js';
 import { type OpenApiDocument, renderTypes } from '../src/openapi/index.js';
 import { openapiEndpoints } from './fixtures/openapi-endpoints.js';
+import { builtPackage } from './support/built.js';
 import { dialects } from './support/databases.js';
 import { posts, users } from './support/fixture.js';
 import { useRecordsService } from './support/records.js';
@@ -229,7 +230,8 @@ describe('generated types', () => {
     directory = mkdtempSync(join(tmpdir(), 'typed-client-'));
     writeFileSync(join(directory, 'package.json'), JSON.stringify({ type: 'module' }));
     writeFileSync(join(directory, 'api.ts'), renderTypes(document));
-    const client = `import { createClient } from '${root}/src/client/index.js';
+    // The client's types as the package publishes them (dist/'s declarations), as an application sees them.
+    const client = `import { createClient } from '${builtPackage()}/src/client/index.js';
 import { endpoints, type Resources } from './api.js';
 export const client = createClient<Resources>(endpoints, { baseUrl: 'http://127.0.0.1:3000' });
 `;
