@@ -10,6 +10,7 @@ import { createService } from '../src/core/service.js';
 import { ConfigurationError } from '../src/errors/configuration-error.js';
 import { FilterValueError } from '../src/index.js';
 import { connect } from '../src/sql/connect.js';
+import { builtPackage } from './support/built.js';
 
 const repository = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -215,7 +216,7 @@ export default { ...defineConfig({ resources: [], endpoints: [] }), marker: Filt
   });
 });
 
-describe('the command with a TypeScript configuration, from source (node --import jiti/register)', () => {
+describe('the command, built, with a TypeScript configuration', () => {
   let dir: string;
   const children: ChildProcess[] = [];
   beforeAll(() => {
@@ -227,17 +228,16 @@ describe('the command with a TypeScript configuration, from source (node --impor
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Runs src/cli/main.ts; resolves with its output once `until` matches it, or when it exits. */
+  /** Runs dist/src/cli/main.js; resolves with its output once `until` matches it, or when it exits. */
   const run = (args: string[], until?: RegExp, database = `sqlite:${join(dir, 'cli.db')}`) =>
     new Promise<{ output: string; code: number | null }>((resolve, reject) => {
-      const started = spawn(process.execPath, ['--import', 'jiti/register', 'src/cli/main.ts', ...args], {
+      const started = spawn(process.execPath, [join(builtPackage(), 'src/cli/main.js'), ...args], {
         cwd: repository,
         env: { ...process.env, DATABASE_URL: database, LOG_LEVEL: 'warn' },
       });
       children.push(started);
       let output = '';
-      // From source, jiti compiles the whole tree first: ~10 s alone, far more while the suite loads both
-      // cores. The bound only tells a hang from a slow start.
+      // The bound only tells a hang from a slow start while the suite loads both cores.
       const timer = setTimeout(() => reject(new Error(`no answer in 150 s:\n${output}`)), 150_000);
       const collect = (chunk: Buffer) => {
         output += chunk.toString();

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../src/sql/connect.js';
+import { builtPackage } from './support/built.js';
 import { dropDatabase, freshDatabase } from './support/databases.js';
 import { databaseOf, queryAt, topology, urlAt } from './support/topology.js';
 
@@ -35,9 +36,9 @@ interface Started {
   output(): string;
 }
 
-/** The command from source (as test/config-loading.test.ts runs it), with JSON logs at info. */
+/** The built command (as test/config-loading.test.ts runs it), with JSON logs at info. */
 function start(args: string[], env: Record<string, string>): Started {
-  const child = spawn(process.execPath, ['--import', 'jiti/register', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [join(builtPackage(), 'src/cli/main.js'), ...args], {
     cwd: repository,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
   });
