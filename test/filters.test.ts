@@ -571,8 +571,10 @@ for (const dialect of dialects)
  * - a 422 refusal (a value, and a filter outside the whitelist): status, envelope and headers;
  * - values that need URL-encoding (a space as `%20` and as `+`, `%`, `&`, unicode);
  * - a query past the client's LONG_QUERY in a body: `POST <list>/query` (JSON) and `QUERY` (form).
- * Each request the standalone server answers as the oracle says, selecting some visible users and not
- * all, so a host that dropped or altered any part of it would answer otherwise.
+ * The standalone server's answers are checked against the oracle too: each list selects some users and
+ * not all (a refusal names its fields), so a host that dropped or altered any part of a request would
+ * answer otherwise. A new path through a host (a new host, a request form) gets a case here; a new
+ * operator or column kind goes in the matrix, and in the subset only if it brings a new value shape.
  */
 type HostPath =
   | 'column'
