@@ -10,18 +10,26 @@ export const common = {
   expect: { poll: { timeout: 15_000 } },
 };
 
+/** The demo schema with the fixture, made once per run, which the suites' databases are copied from. */
+export const templates = 'test/support/templates-setup.ts';
+
 /**
  * The suites of the machine's streaming replica and PgBouncer: one stops and restarts the replica, the
  * others read through it. They run one at a time, after the other suites, never beside each other.
  */
-/** The demo schema with the fixture, made once per run, which the suites' databases are copied from. */
-export const templates = 'test/support/templates-setup.ts';
-
 export const sharedServices = ['test/replica.test.ts', 'test/health.test.ts', 'test/pgbouncer.test.ts'];
 
 export default defineConfig({
   test: {
     ...common,
+    // With --coverage: V8's own counts of the service's code run in the test processes (commands the
+    // tests spawn are not counted), summed up in the log and in coverage/coverage-summary.json.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**'],
+      reporter: ['text-summary', 'json-summary'],
+      reportsDirectory: 'coverage',
+    },
     projects: [
       {
         extends: true,
