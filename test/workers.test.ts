@@ -1,17 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { get, request } from 'node:http';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../src/sql/connect.js';
-import { builtPackage } from './support/built.js';
+import { getOnce, killLeftOver, logLines, startCommand as start, waitUntil } from './support/command.js';
 import { dropDatabase, freshDatabase } from './support/databases.js';
 import { databaseOf, queryAt, topology, urlAt } from './support/topology.js';
-
-const repository = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** A configuration whose setup counts its runs in a table: with workers it must run once. */
 const configSource = `import { defineConfig, defineResource } from 'resource-query-service';
@@ -29,55 +26,6 @@ export default defineConfig({
     await db.insertInto('items').values([{ id: 1, name: 'one' }, { id: 2, name: 'two' }]).execute();
   },
 });`;
-
-interface Started {
-  child: ChildProcess;
-  /** Everything written to stdout and stderr so far. */
-  output(): string;
-}
-
-/** The built command (as test/config-loading.test.ts runs it), with JSON logs at info. */
-function start(args: string[], env: Record<string, string>): Started {
-  const child = spawn(process.execPath, [join(builtPackage(), 'src/cli/main.js'), ...args], {
-    cwd: repository,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  return { child, output: () => output };
-}
-
-/** Resolves when `done(output)` holds (or fails after `ms`, or when the command exits). */
-async function waitUntil(started: Started, what: string, done: (output: string) => boolean, ms = 90_000) {
-  const deadline = Date.now() + ms;
-  while (!done(started.output())) {
-    if (started.child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`no ${what} (exit ${started.child.exitCode}):\n${started.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** How many log lines say `msg`. */
-const countLines = (output: string, msg: string): number =>
-  logLines(output).filter((line) => line.msg === msg).length;
-
-/** GET on a new TCP connection each time: the cluster hands each connection to a worker in turn. */
-function getOnce(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    get(url, { agent: false }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    }).on('error', reject);
-  });
-}
 
 /** A JSON request on a new TCP connection (so the cluster spreads them over the workers). */
 function sendOnce(
@@ -107,12 +55,9 @@ function sendOnce(
 const EDITOR =
   'eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoiZWRpdG9yIiwic3ViIjoiZGVtby1lZGl0b3IiLCJpYXQiOjE3NjcyMjU2MDB9.HGGcQu6ZR245fu1Ogv_J5XG4Sig8cBZ9YyytYMFzUeE';
 
-/** The JSON lines of the output (the log), the banner and other text left out. */
-const logLines = (output: string): Record<string, unknown>[] =>
-  output
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+/** How many log lines say `msg`. */
+const countLines = (output: string, msg: string): number =>
+  logLines(output).filter((line) => line.msg === msg).length;
 
 const alive = (pid: number) => {
   try {
@@ -135,8 +80,7 @@ describe('--workers 2 (SQLite file, PostgreSQL)', () => {
     pgConn = await freshDatabase('postgres', 'workers');
   });
   afterAll(async () => {
-    for (const child of children)
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    killLeftOver(children);
     await pgConn?.close();
     await dropDatabase('postgres', 'workers');
     rmSync(dir, { recursive: true, force: true });
