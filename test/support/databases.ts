@@ -37,6 +37,10 @@ function databaseName(name: string): string {
   return `rqs_${name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}`;
 }
 
+/** The URL of the test database `name` on a server (as `freshDatabase` connects to it). */
+export const databaseUrl = (dialect: 'postgres' | 'mysql', name: string): string =>
+  `${dialect === 'postgres' ? postgresServer : mysqlServer}/${databaseName(name)}`;
+
 /** Server connections open to the test database `name` (PostgreSQL, MariaDB), seen from the server. */
 export async function serverConnections(dialect: DialectName, name: string): Promise<number> {
   const database = databaseName(name);
@@ -95,7 +99,7 @@ export async function freshDatabase(
     } finally {
       await admin.end();
     }
-    return connect(`${postgresServer}/${database}`, options);
+    return connect(databaseUrl('postgres', name), options);
   }
   const admin = await mysql.createConnection({ uri: mysqlServer });
   try {
@@ -104,7 +108,7 @@ export async function freshDatabase(
   } finally {
     await admin.end();
   }
-  return connect(`${mysqlServer}/${database}`, options);
+  return connect(databaseUrl('mysql', name), options);
 }
 
 /**
