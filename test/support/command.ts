@@ -13,7 +13,7 @@ import { dropDatabase, freshDatabase } from './databases.js';
 import { databaseOf, topology, urlAt } from './topology.js';
 
 /** The repository, where the command runs (the configuration files it loads resolve the package there). */
-export const repository = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const repository = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
  * A configuration module of one table, `items`, without setup: the test makes the table (`createItems`).
