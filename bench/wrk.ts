@@ -1,8 +1,8 @@
 /**
  * The load generator: wrk (Debian's package), a native process of its own, so that generating the load
  * takes no CPU from the JavaScript of either server measured (autocannon, in the benchmark's own Node
- * process, did: on 2 cores it hid a 15 % difference, issue 25). And the CPU time each server spent per
- * request, read from /proc: it moves far less than req/s when the machine's speed drifts.
+ * process, did: on 2 cores it hid a 15 % difference between two servers). And the CPU time each server
+ * spent per request, read from /proc: it moves far less than req/s when the machine's speed drifts.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
