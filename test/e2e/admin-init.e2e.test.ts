@@ -21,6 +21,7 @@ import { createTutorial } from '../fixtures/init-tutorial.js';
 import { launchChromium, watchedPage } from '../support/chromium.js';
 import { parseCsv } from '../support/csv.js';
 import { dialects, dropDatabase, freshDatabase } from '../support/databases.js';
+import { dashboardAnswersAsTheApi } from './dashboard.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const adminDir = resolve(root, 'admin/dist');
@@ -189,27 +190,12 @@ describe('admin UI on init’s output (Chromium)', () => {
             .toContain(String(added.Name));
 
           // The invoices' dashboard opens on the data's own first day; a past range is the API's buckets.
-          const extent = await api<{ data: Row[] }>('/api/Invoice/aggregate?metrics=min:InvoiceDate');
-          const oldest = new Date(String(extent.data[0]?.['min:InvoiceDate']));
-          const day = (date: Date) =>
-            `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
-          await page.goto(`${base}/admin/#/Invoice/dashboard`);
-          const from = page.getByLabel('From');
-          await expect.poll(() => from.inputValue()).toBe(day(oldest));
-          const zone =
-            (await page.getByTestId('time-zone').textContent())?.match(/Buckets in (\S+?)(;|$)/)?.[1] ?? '';
-          await from.fill('2021-06-01');
-          await page.getByLabel('To (exclusive)').fill('2022-01-01');
-          const answer = await api<{ data: { count: number }[] }>(
-            `/api/Invoice/aggregate?metrics=count&group_by=InvoiceDate:month&from=2021-06-01&to=2022-01-01&tz=${encodeURIComponent(zone)}`,
-          );
-          expect(answer.data.reduce((sum, group) => sum + group.count, 0)).toBeGreaterThan(0);
-          const buckets = page.getByTestId('bucket');
-          await expect
-            .poll(async () =>
-              Promise.all((await buckets.all()).map((bucket) => bucket.getAttribute('data-count'))),
-            )
-            .toEqual(answer.data.map((group) => String(group.count)));
+          await dashboardAnswersAsTheApi(page, base, api, {
+            path: 'Invoice',
+            column: 'InvoiceDate',
+            from: '2021-06-01',
+            to: '2022-01-01',
+          });
           if (docsShots)
             await page.screenshot({ path: resolve(root, 'docs/admin-dashboard.png'), fullPage: true });
         },
