@@ -4,8 +4,8 @@ import { common, sharedServices, templates } from './vitest.config.js';
 /**
  * `npm run test:fast`, the edit–test loop: the suites on SQLite (TEST_ENGINES=sqlite) and the unit tests,
  * without the browser and the tests of the database servers' own topology and faults (replica,
- * PgBouncer, health, pools, timeouts, deadlocks, workers), which need PostgreSQL or MariaDB whatever the
- * engines chosen. CI runs everything (`npm test`).
+ * PgBouncer, health, the command's read replicas, pools, timeouts, deadlocks, workers), which need
+ * PostgreSQL or MariaDB whatever the engines chosen. CI runs everything (`npm test`).
  */
 export default defineConfig({
   test: {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A streaming replica of the machine's PostgreSQL (the Debian cluster on 5432) on port 5433, and a
-# PgBouncer in transaction mode on port 6432 in front of that primary: what test/replica.test.ts,
-# test/pgbouncer.test.ts and bench/topology.ts run against. Idempotent: a run when both are up only
+# PgBouncer in transaction mode on port 6432 in front of that primary: what test/topology.test.ts
+# and bench/topology.ts run against. Idempotent: a run when both are up only
 # checks them; a replica that cannot catch up with the primary any more is rebuilt.
 # Run as root (CI, the development machines). docs/replicas-pgbouncer-workers.md explains each step.
 # Usage: .ci/replica-and-pgbouncer.sh [stop-replica]

@@ -1,6 +1,6 @@
 import { ensureTopology } from './topology.js';
 
-/** Global set-up of the shared-services suites: the replica and PgBouncer up before any of them runs. */
+/** Global set-up: the replica and PgBouncer up before any suite runs (test/topology.test.ts uses them). */
 export default async function setup(): Promise<void> {
   await ensureTopology();
 }

@@ -44,7 +44,7 @@ async function answers(port: number, database = 'postgres'): Promise<boolean> {
 
 /**
  * The replica and PgBouncer up: started by the script when either does not answer (a machine where
- * .ci/run has not run). The script needs root. Called once, by the shared-services suites' global set-up
+ * .ci/run has not run). The script needs root. Called once, by the global set-up
  * (test/support/topology-setup.ts); the suites themselves only check (`topologyUp`).
  */
 export async function ensureTopology(): Promise<void> {

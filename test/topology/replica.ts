@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resources } from '../examples/demo/resources.js';
-import { createSchema } from '../examples/demo/schema.js';
-import { type Connection, connect } from '../src/sql/connect.js';
-import type { Statement } from '../src/sql/dialect.js';
-import { dropDatabase, freshDatabase } from './support/databases.js';
-import { insertFixture } from './support/fixture.js';
-import { type Host, startHost } from './support/hosts.js';
-import { editorContext, testEndpoints } from './support/service.js';
-import { recordInto } from './support/statements.js';
+import { resources } from '../../examples/demo/resources.js';
+import { createSchema } from '../../examples/demo/schema.js';
+import { type Connection, connect } from '../../src/sql/connect.js';
+import type { Statement } from '../../src/sql/dialect.js';
+import { dropDatabase, freshDatabase } from '../support/databases.js';
+import { insertFixture } from '../support/fixture.js';
+import { type Host, startHost } from '../support/hosts.js';
+import { editorContext, testEndpoints } from '../support/service.js';
+import { recordInto } from '../support/statements.js';
 import {
   databaseOf,
   queryAt,
@@ -19,7 +19,7 @@ import {
   topologyUp,
   urlAt,
   writableComments,
-} from './support/topology.js';
+} from '../support/topology.js';
 
 /** How long a failed replica is left out in this suite (the default is 5 s). */
 const RETRY_MS = 300;

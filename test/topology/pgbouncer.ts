@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resources } from '../examples/demo/resources.js';
-import { createSchema } from '../examples/demo/schema.js';
-import { defineEndpoint, Filter } from '../src/resource/policy.js';
-import { type Connection, connect } from '../src/sql/connect.js';
-import { dropDatabase, freshDatabase } from './support/databases.js';
-import { insertFixture } from './support/fixture.js';
-import { type Host, startHost } from './support/hosts.js';
-import { editorContext, testEndpoints } from './support/service.js';
+import { resources } from '../../examples/demo/resources.js';
+import { createSchema } from '../../examples/demo/schema.js';
+import { defineEndpoint, Filter } from '../../src/resource/policy.js';
+import { type Connection, connect } from '../../src/sql/connect.js';
+import { dropDatabase, freshDatabase } from '../support/databases.js';
+import { insertFixture } from '../support/fixture.js';
+import { type Host, startHost } from '../support/hosts.js';
+import { editorContext, testEndpoints } from '../support/service.js';
 import {
   databaseOf,
   queryAt,
@@ -16,7 +16,7 @@ import {
   topologyUp,
   urlAt,
   writableComments,
-} from './support/topology.js';
+} from '../support/topology.js';
 
 /**
  * The service through a real PgBouncer (Debian's 1.18) in transaction mode: each transaction may run

@@ -7,8 +7,8 @@ import {
   servingAddress,
   useItemsCommand,
   waitUntil,
-} from './support/command.js';
-import { ensureTopology, queryAt, replicaCaughtUp, topology, urlAt } from './support/topology.js';
+} from '../support/command.js';
+import { queryAt, replicaCaughtUp, topology, topologyUp, urlAt } from '../support/topology.js';
 
 /** The process ids whose parent is `pid` (ps, as an operator would look). */
 function childPids(pid: number): number[] {
@@ -42,7 +42,7 @@ const backends = (port: number, name: string) =>
 describe('the command’s WORKERS and DATABASE_READ_URLS (postgres)', () => {
   const items = useItemsCommand('cli_environment');
   beforeAll(async () => {
-    await ensureTopology();
+    await topologyUp();
     // The table was made on the primary before any command starts; the replica replays it.
     await replicaCaughtUp();
   }, 120_000);

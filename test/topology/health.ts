@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resources } from '../examples/demo/resources.js';
-import { buildService } from '../src/server/standalone.js';
-import { type Connection, connect } from '../src/sql/connect.js';
-import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
-import { testEndpoints } from './support/service.js';
-import { databaseOf, topology, topologyUp, urlAt } from './support/topology.js';
+import { resources } from '../../examples/demo/resources.js';
+import { buildService } from '../../src/server/standalone.js';
+import { type Connection, connect } from '../../src/sql/connect.js';
+import { dialects, dropDatabase, freshDatabase } from '../support/databases.js';
+import { testEndpoints } from '../support/service.js';
+import { databaseOf, topology, topologyUp, urlAt } from '../support/topology.js';
 
 const config = { resources, endpoints: testEndpoints, introspect: false } as const;
 
