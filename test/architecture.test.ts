@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import { parseSync } from 'oxc-parser';
 import { describe, expect, it } from 'vitest';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -33,10 +33,19 @@ function sourceFiles(dir: string): string[] {
 
 /** The files a source file imports (static, type-only, re-exports and `import()` alike), within `within`. */
 function importsOf(file: string, within: string): string[] {
-  const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-  return importedFiles
-    .map(({ fileName }) => fileName)
-    .filter((name) => name.startsWith('.'))
+  const source = readFileSync(file, 'utf8');
+  const { module, errors } = parseSync(file, source);
+  if (errors.length > 0) throw new Error(`${file}: ${errors[0]?.message}`);
+  const specifiers = [
+    ...module.staticImports.map((entry) => entry.moduleRequest.value),
+    ...module.staticExports.flatMap((entry) => entry.entries.map((part) => part.moduleRequest?.value)),
+    // A dynamic import's argument as written: a string literal's text without its quotes.
+    ...module.dynamicImports.map(({ moduleRequest }) =>
+      source.slice(moduleRequest.start + 1, moduleRequest.end - 1),
+    ),
+  ];
+  return specifiers
+    .filter((name): name is string => name?.startsWith('.') === true)
     .map((name) => resolve(dirname(file), name).replace(/\.js$/, ''))
     .map((base) => [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((path) => isFile(path)))
     .filter((path): path is string => path?.startsWith(within) === true);
