@@ -33,7 +33,10 @@ interface Listed<T> {
   total: number;
 }
 
-describe('admin (react-admin, Chromium) on the demo', () => {
+// A test here is a user's whole errand (sign in, filter, edit, resolve a conflict, delete, restore):
+// each step waits at most 15 s for what it means (page.setDefaultTimeout, expect.poll), and the errand
+// as a whole may take longer than the suites' 30 s on a busy machine.
+describe('admin (react-admin, Chromium) on the demo', { timeout: 90_000 }, () => {
   let temp: string;
   let connection: Connection;
   let app: FastifyInstance;
