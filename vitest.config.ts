@@ -29,10 +29,12 @@ export const sharedServices = ['test/topology.test.ts'];
 export default defineConfig({
   test: {
     ...common,
-    // With --coverage: V8's own counts of the service's code run in the test processes (commands the
-    // tests spawn are not counted), summed up in the log and in coverage/coverage-summary.json.
+    // With --coverage: counters istanbul adds to the service's code as it is loaded into the test
+    // processes (commands the tests spawn are not counted), summed up in the log and in
+    // coverage/coverage-summary.json. Not V8's own counts: with files sharing their worker's modules
+    // (isolate: false), vitest keeps a module's V8 counts only from the file that first imported it.
     coverage: {
-      provider: 'v8',
+      provider: 'istanbul',
       include: ['src/**'],
       reporter: ['text-summary', 'json-summary'],
       reportsDirectory: 'coverage',
