@@ -6,13 +6,13 @@
  * first; this file builds nothing. With ADMIN_DOCS_SCREENSHOTS=1 it writes docs/admin-list.png and
  * docs/admin-conflict.png.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoTokens } from '../../examples/demo/auth.js';
 import demo from '../../examples/demo/config.js';
 import { createSchema } from '../../examples/demo/schema.js';
@@ -92,6 +92,18 @@ describe('admin (react-admin, Chromium) on the demo', { timeout: 90_000 }, () =>
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   }, 60_000);
+
+  // What the page showed when a test failed, to read after the run: test-artifacts/e2e/admin-failed-*.png.
+  afterEach(async ({ task }) => {
+    if (task.result?.state !== 'fail' || !page) return;
+    const shots = resolve(root, 'test-artifacts/e2e');
+    mkdirSync(shots, { recursive: true });
+    const name = task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+    await page.screenshot({ path: join(shots, `admin-failed-${name}.png`) }).catch(() => {});
+    console.error(
+      `admin e2e: "${task.name}" failed at ${page.url()}; ${problems.join('; ') || 'no console errors'}`,
+    );
+  });
 
   afterAll(async () => {
     await context?.close();
