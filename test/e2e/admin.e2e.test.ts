@@ -67,10 +67,31 @@ describe('admin (react-admin, Chromium) on the demo', { timeout: 90_000 }, () =>
     return expected;
   };
 
-  /** Signs in as the demo's editor by the stored token (the sign-in page itself is the first test's). */
-  const asEditor = async () => {
-    await page.goto(`${base}/admin/`);
+  /** A page of the browser, its waits bounded and its console errors and page errors collected. */
+  const watched = (opened: Page): Page => {
+    opened.setDefaultTimeout(15_000);
+    opened.on('console', (message) => {
+      // The refusals this test provokes on purpose (422, 412) are logged by Chromium as errors.
+      if (message.type() === 'error' && !/status of 4(12|22)/.test(message.text()))
+        problems.push(`console: ${message.text()}`);
+    });
+    opened.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    return opened;
+  };
+
+  /**
+   * Opens the admin at `hash` as the demo's editor, by the stored token (the sign-in page itself is the
+   * first test's): the token goes into the origin's storage from the open page, and a new page starts the
+   * admin with it. Not a reload of the open page: the admin may still be moving by itself (from / to the
+   * first list, or to a list's remembered filters), and that navigation can cancel a reload.
+   */
+  const openAsEditor = async (hash: string) => {
+    if (!page.url().startsWith(base)) await page.goto(`${base}/admin/#/login`);
     await page.evaluate(`localStorage.setItem('rqs.token', ${JSON.stringify(demoTokens.editor)})`);
+    const previous = page;
+    page = watched(await context.newPage());
+    await previous.close();
+    await page.goto(`${base}/admin/#${hash}`);
   };
 
   beforeAll(async () => {
@@ -83,14 +104,7 @@ describe('admin (react-admin, Chromium) on the demo', { timeout: 90_000 }, () =>
     app = await buildService({ config: { ...demo, adminDir }, connection });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
     context = await launchChromium(join(temp, 'profile'), { width: 1400, height: 900 });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(15_000);
-    page.on('console', (message) => {
-      // The refusals this test provokes on purpose (422, 412) are logged by Chromium as errors.
-      if (message.type() === 'error' && !/status of 4(12|22)/.test(message.text()))
-        problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page = watched(context.pages()[0] ?? (await context.newPage()));
   }, 60_000);
 
   // What the page showed when a test failed, to read after the run: test-artifacts/e2e/admin-failed-*.png.
@@ -132,9 +146,7 @@ describe('admin (react-admin, Chromium) on the demo', { timeout: 90_000 }, () =>
   });
 
   it('asks only for the chosen columns, sorts by a relation and a count, filters with operators, and exports', async () => {
-    await asEditor();
-    await page.goto(`${base}/admin/#/users`);
-    await page.reload();
+    await openAsEditor('/users');
     await showsPage('');
     // The column chooser: Email off (not asked for), the department's name on (included, sortable).
     await page.getByRole('button', { name: 'Columns' }).click();
@@ -218,9 +230,7 @@ describe('admin (react-admin, Chromium) on the demo', { timeout: 90_000 }, () =>
   it('edits a user: a 422 under its field, a 412 as a conflict, then delete and restore', async () => {
     const [user] = (await api<Listed<User>>('/api/users?sort=-score&per_page=1')).data;
     if (!user) throw new Error('no user');
-    await asEditor();
-    await page.goto(`${base}/admin/#/users/${user.id}`);
-    await page.reload();
+    await openAsEditor(`/users/${user.id}`);
     const email = page.getByRole('textbox', { name: 'Email' });
     await expect.poll(() => email.inputValue()).toBe(user.email);
 
