@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { chromiumLaunchOptions } from './chromium.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,7 +33,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 // Run from dist/bench: the repository is two folders up.
 const repository = join(here, '..', '..');
 const assets = join(repository, 'admin', 'dist', 'assets');
-const CHROMIUM = '/usr/bin/chromium';
 const loads = Number(values.loads);
 
 const median = (xs: number[]): number => {
@@ -108,21 +108,7 @@ interface Load {
 }
 
 async function firstLoads(url: string): Promise<Load[]> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (no browser is downloaded)`);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await chromium.launch(chromiumLaunchOptions());
   const results: Load[] = [];
   try {
     for (let i = 0; i < loads; i++) {
