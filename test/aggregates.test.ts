@@ -128,7 +128,7 @@ function average(total: bigint, count: number, scale: number): string {
   return decimal(rounded * sign, scale + 4);
 }
 /**
- * Text order per engine, as the README documents it: MariaDB's columns here are utf8mb4_general_ci
+ * Text order per engine, as docs/databases.md documents it: MariaDB's columns here are utf8mb4_general_ci
  * (case-insensitive), PostgreSQL's test databases and SQLite compare by code point.
  */
 let textKey: (value: string) => string = (value) => value;

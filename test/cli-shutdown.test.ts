@@ -37,9 +37,9 @@ function connection(address: string): Promise<'accepted' | 'refused'> {
 }
 
 /**
- * What the README promises of SIGINT: the service stops accepting connections, finishes the requests in
- * flight, then closes the database pool (and the command exits 0). A request is held in flight by a
- * lock the test takes on the table, so that the signal arrives while its statement waits.
+ * What docs/configuration.md promises of SIGINT: the service stops accepting connections, finishes the
+ * requests in flight, then closes the database pool (and the command exits 0). A request is held in
+ * flight by a lock the test takes on the table, so that the signal arrives while its statement waits.
  */
 describe('the command stopped by SIGINT with a request in flight (postgres)', () => {
   // A statement may wait a minute (not the default 5 s): the lock below holds it as long as the test needs.

@@ -233,7 +233,7 @@ describe('has_all and has_any on PostgreSQL arrays (text[], integer[], an enumâ€
     await refused('filter[scores][has_all]=1,x', 'scores', 'a whole number');
     await refused('filter[scores][has_any]=2.5', 'scores', 'a whole number');
     await refused('filter[scores][has_any]=99999999999', 'scores', 'a whole number');
-    // An empty value is no filter at all, as for every filter (README, Filters).
+    // An empty value is no filter at all, as for every filter (docs/query-language.md, Filters).
     expect(await ids('filter[features][has_all]=')).toEqual(pgFilms.map((film) => film.id));
     await refused('filter[features][eq]=Trailers', 'features', 'has_all, has_any');
     // An enum's labels are the database's: one it lacks is its refusal, a 422 on the filter.

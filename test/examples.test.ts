@@ -11,7 +11,7 @@ import { freshDatabase } from './support/databases.js';
 import * as fixture from './support/fixture.js';
 
 /**
- * The example applications of examples/hosts (the README's "Use it in your application"), each
+ * The example applications of examples/hosts (docs/hosts.md, "Use it in your application"), each
  * started as written, on a fresh SQLite database, and used over real HTTP.
  */
 const examples: Record<string, { start(options: StartOptions): Promise<Started> }> = {

@@ -121,7 +121,10 @@ function norm(kind: string, value: unknown): string | null {
   }
 }
 
-/** A raw database value as the service answers it in a list (README "Responses", "Aggregates"). */
+/**
+ * A raw database value as the service answers it in a list (docs/responses-and-errors.md,
+ * docs/aggregates.md).
+ */
 function answerOf(kind: string, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   switch (kind) {
@@ -269,7 +272,7 @@ function link(env: Env, step: Step, from: string, to: string): { items: string; 
   }
 }
 
-/** "At least one related row, through every step, satisfies `predicate`" (README "Relations"). */
+/** "At least one related row, through every step, satisfies `predicate`" (docs/query-language.md). */
 function existsThrough(
   env: Env,
   steps: readonly Step[],
@@ -320,8 +323,9 @@ async function countOf(env: Env, resource: ResourceDefinition): Promise<number> 
 }
 
 /**
- * `ORDER BY` of a `sort` parameter as README "Sort" defines it: each term with NULL the smallest value, a
- * to-one path LEFT JOINed, a count correlated; then every key column the sort does not name, descending.
+ * `ORDER BY` of a `sort` parameter as docs/query-language.md ("Sort") defines it: each term with NULL the
+ * smallest value, a to-one path LEFT JOINed, a count correlated; then every key column the sort does not
+ * name, descending.
  */
 function orderOf(env: Env, resource: ResourceDefinition, sort: string): { joins: string; order: string } {
   const { q } = env.e;
@@ -372,8 +376,8 @@ async function sortedKeys(env: Env, resource: ResourceDefinition, sort: string):
 
 /**
  * Each parent's related keys through one relation, in the order an include answers them: the related key
- * ascending (README "Includes"), or `sort`'s terms then the key in the last term's direction (README
- * "Constrained includes"); `where` narrows the related rows (alias `t1`).
+ * ascending (docs/query-language.md, "Includes and counts"), or `sort`'s terms then the key in the last
+ * term's direction (the same page, "Constrained includes"); `where` narrows the related rows (alias `t1`).
  */
 async function relatedKeys(
   env: Env,
@@ -539,7 +543,7 @@ function nextUnit(day: string, unit: BucketUnit): string {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Decimal arithmetic of aggregates (README "Aggregates": whole units of the scale, BigInt)
+// Decimal arithmetic of aggregates (docs/aggregates.md: whole units of the scale, BigInt)
 // ---------------------------------------------------------------------------------------------------
 
 function fixed(units: bigint, scale: number): string {
@@ -679,7 +683,7 @@ interface FilterCase {
 /**
  * The operator cases of one filter of `resource`, for the operators the schema document lists, with
  * values taken from the data so that each selects a strict subset where one exists. An empty text is
- * never a value: a filter whose value is empty is no filter (README "Filters").
+ * never a value: a filter whose value is empty is no filter (docs/query-language.md, "Filters").
  */
 async function filterCases(
   env: Env,

@@ -45,7 +45,7 @@ const docs: Doc[] = [
   { id: 15, json: 'not json', invalid: true },
 ];
 
-/** What a member's text reads as in JSON besides a string (the README's rule, written again here). */
+/** What a member's text reads as in JSON besides a string (docs/query-language.md's rule, written again). */
 const numberOf = (member: string) => (/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(member) ? Number(member) : undefined);
 const elementMatches = (element: unknown, member: string) =>
   element === member ||
@@ -234,7 +234,7 @@ for (const dialect of dialects) {
         expect(Object.keys(errors)).toEqual([key]);
         expect(errors[key]?.join(' ')).toContain('at least one value');
       }
-      // An empty value is no filter at all, as for every filter (README, Filters).
+      // An empty value is no filter at all, as for every filter (docs/query-language.md, Filters).
       expect(await ids('filter[tags][has_all]=')).toEqual(rowsOf('tags').map((doc) => doc.id));
       const eq = await get('filter[tags][eq]=a');
       expect(eq.statusCode).toBe(422);
@@ -286,7 +286,7 @@ for (const dialect of dialects) {
       const statement = statements.find((run) => run.parameters.some((p) => String(p).includes(member)));
       expect(statement?.sql).not.toContain(member);
       // An element that is itself an array: PostgreSQL's @> and SQLite's json_each look at the
-      // array's own elements; MariaDB's JSON_CONTAINS also looks inside nested arrays (README).
+      // array's own elements; MariaDB's JSON_CONTAINS also looks inside nested arrays (docs/databases.md).
       await sql`insert into docs (id, tags) values (99, ${'[["nested"]]'})`.execute(conn.db);
       try {
         expect(await ids('filter[tags][has_any]=nested')).toEqual(dialect === 'mysql' ? [99] : []);

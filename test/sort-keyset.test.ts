@@ -110,7 +110,7 @@ async function secondPageSql(svc: TestService, sort: string, config: Partial<Ser
 
 /**
  * How each engine writes a cursor's value in the keyset terms (`created_at <= ?`): SQLite's as `+?`,
- * which its planner does not read (README, Prepared shapes).
+ * which its planner does not read (docs/performance.md, Prepared shapes).
  */
 const placeholder = (dialect: DialectName) =>
   dialect === 'postgres' ? '\\$\\d+' : dialect === 'sqlite' ? '\\+\\?' : '\\?';

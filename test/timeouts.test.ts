@@ -16,7 +16,7 @@ import { fixtureDatabase } from './support/templates.js';
 
 /**
  * Timeouts and cancellation are the database's own mechanisms (PostgreSQL's cancel request, MariaDB's
- * KILL QUERY); better-sqlite3 has none, so SQLite is not in this loop (README, "Timeouts").
+ * KILL QUERY); better-sqlite3 has none, so SQLite is not in this loop (docs/faults-and-deadlines.md).
  */
 const servers = ['postgres', 'mysql'] as const;
 type ServerDialect = (typeof servers)[number];

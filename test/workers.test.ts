@@ -51,7 +51,7 @@ function sendOnce(
   });
 }
 
-/** The demo's editor token (README; signed with the demo's published secret). */
+/** The demo's editor token (docs/demo.md; signed with the demo's published secret). */
 const EDITOR =
   'eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoiZWRpdG9yIiwic3ViIjoiZGVtby1lZGl0b3IiLCJpYXQiOjE3NjcyMjU2MDB9.HGGcQu6ZR245fu1Ogv_J5XG4Sig8cBZ9YyytYMFzUeE';
 

@@ -161,7 +161,7 @@ export function demoColumns(table: DemoTable): DemoColumn[] {
 
 /**
  * Record timestamps the database fills on insert, so a create (the admin's, a data provider's) leaves
- * them out. PATCH does not touch `updated_at` (README, "PATCH").
+ * them out. PATCH does not touch `updated_at` (docs/records-and-writes.md, "PATCH").
  */
 const insertTimestamps = new Set(['created_at', 'updated_at']);
 

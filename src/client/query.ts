@@ -182,7 +182,7 @@ export function buildListQuery(request: ListQuery): string {
 /** `having[<metric>][<op>]=<value>`: conditions on requested metrics. */
 export type HavingOperator = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte';
 
-/** The query of `GET <list>/aggregate` (README, "Aggregates"). */
+/** The query of `GET <list>/aggregate` (docs/aggregates.md). */
 export interface AggregateQuery {
   /** The rows: the list's filters and search. */
   filter?: readonly FilterNode[];

@@ -153,7 +153,7 @@ export interface TypedEndpoint<T extends ResourceTypes> {
   update(id: T['id'], changes: T['update'], options?: WriteOptions): Promise<PatchResult<T['record']>>;
   delete(id: T['id'], options?: WriteOptions): Promise<DeleteResult>;
   restore(id: T['id'], options?: ClientOptions): Promise<RecordResult<T['record']>>;
-  /** `GET <list>/aggregate`: metrics over the list's rows, grouped (README, "Aggregates"). */
+  /** `GET <list>/aggregate`: metrics over the list's rows, grouped (docs/aggregates.md). */
   aggregate(query: TypedAggregateQuery<T>, options?: ClientOptions): Promise<T['aggregate']>;
 }
 

@@ -20,7 +20,7 @@ export interface RelationContext {
 }
 
 /**
- * A resource's relations, under one naming rule (README, "Start from your own database"):
+ * A resource's relations, under one naming rule (docs/init.md):
  *
  * - every name is camelCase, whatever the catalog's style;
  * - `belongsTo`: the foreign key without its id suffix (`ArtistId` → `artist`, `SupportRepId` →

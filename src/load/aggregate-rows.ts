@@ -30,7 +30,7 @@ export function quotientText(sum: bigint, count: bigint, scale: number, extra: n
 
 const units = (value: unknown): bigint => BigInt(String(value));
 
-/** One metric's value of a row, in the answer's form (README, "Aggregates"). */
+/** One metric's value of a row, in the answer's form (docs/aggregates.md). */
 function metricValue(metric: MetricTerm, row: Row, index: number): unknown {
   const value = row[metricAlias(index)];
   if (metric.fn === 'count' || metric.fn === 'count_distinct') return Number(value ?? 0);

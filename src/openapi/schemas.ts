@@ -622,7 +622,7 @@ const decimalString = (scale: number): JsonSchema => ({
   description: `An exact decimal with ${scale} decimal${scale === 1 ? '' : 's'}, as a string.`,
 });
 
-/** The JSON one metric is answered as (README, "Aggregates"): counts, exact sums and averages, or a column's value. */
+/** The JSON one metric is answered as (docs/aggregates.md): counts, exact sums and averages, or a column's value. */
 function metricSchema(metric: MetricTerm): JsonSchema {
   const { column } = metric;
   if (!column || metric.fn === 'count' || metric.fn === 'count_distinct')

@@ -144,7 +144,7 @@ function httpError(status: number, message: string, errors: ErrorMap, fields: re
 export type ExportListParams = Pick<GetListParams, 'filter' | 'sort' | 'meta' | 'signal'>;
 
 /**
- * `getAggregate`'s parameters: the aggregate query (README "Aggregates") with react-admin's `filter`
+ * `getAggregate`'s parameters: the aggregate query (docs/aggregates.md) with react-admin's `filter`
  * object (read exactly as `getList` reads it, `q` included), and a `signal`.
  */
 export interface GetAggregateParams extends Omit<AggregateQuery, 'filter' | 'search'> {
@@ -170,7 +170,7 @@ export interface RestoreParams {
 export type ServiceDataProvider = DataProvider & {
   /**
    * Every record of a list (its filter, sort and `meta` include/count/fields) as CSV or NDJSON, made by
-   * the service (README "Exports"): react-admin's own `exporter` gets at most the 1,000 records it
+   * the service (docs/exports.md): react-admin's own `exporter` gets at most the 1,000 records it
    * fetched in the browser. The `Response`, its body unread.
    */
   exportList(resource: string, params: ExportListParams, format: ExportFormat): Promise<Response>;
@@ -188,7 +188,7 @@ export type ServiceDataProvider = DataProvider & {
   restore<R extends RaRecord = RaRecord>(resource: string, params: RestoreParams): Promise<{ data: R }>;
 };
 
-/** A data provider over the service's list and records API (README: "react-admin and refine"). */
+/** A data provider over the service's list and records API (docs/react-admin-and-refine.md). */
 export function reactAdminDataProvider(options: ReactAdminOptions): ServiceDataProvider {
   const api = recordsApi(options, httpError);
 

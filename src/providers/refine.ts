@@ -162,14 +162,14 @@ function pageOf(pagination: Pagination | undefined): Pick<ListQuery, 'page' | 'p
 /** What `exportList` takes of `getList`'s parameters: the list's records, without its pages. */
 export type ExportListParams = Pick<GetListParams, 'resource' | 'filters' | 'sorters' | 'meta'>;
 
-/** A data provider over the service's list and records API (README: "react-admin and refine"). */
+/** A data provider over the service's list and records API (docs/react-admin-and-refine.md). */
 export function refineDataProvider(options: ProviderOptions): Required<
   Pick<DataProvider, 'getMany' | 'custom'>
 > &
   DataProvider & {
     /**
      * Every record of a list (its filters, sorters and `meta` include/count/fields) as CSV or NDJSON,
-     * made by the service (README "Exports"), where refine's `useExport` pages through `getList` in the
+     * made by the service (docs/exports.md), where refine's `useExport` pages through `getList` in the
      * browser. The `Response`, its body unread.
      */
     exportList(params: ExportListParams, format: ExportFormat): Promise<Response>;

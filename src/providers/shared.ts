@@ -255,7 +255,7 @@ export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
       translated(async () => fetchExport(endpoint(resource), query, format, await clientOptions(signal))),
 
     /**
-     * `GET <list>/aggregate` (README "Aggregates"): `{ data, meta }` as the service answers it; a refused
+     * `GET <list>/aggregate` (docs/aggregates.md): `{ data, meta }` as the service answers it; a refused
      * metric, group or range is the library's error, keyed by its parameter.
      */
     aggregate: async (

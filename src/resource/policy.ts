@@ -117,7 +117,7 @@ export interface EndpointPolicy<Ctx = unknown> {
   total?: TotalStrategy;
   /**
    * How long one statement of a list may run, in ms (default 5000): past it the database is told to
-   * stop it and the client gets 503. PostgreSQL and MariaDB only (README, "Timeouts").
+   * stop it and the client gets 503. PostgreSQL and MariaDB only (docs/faults-and-deadlines.md).
    */
   timeoutMs?: number;
   /**
@@ -143,7 +143,7 @@ export interface EndpointPolicy<Ctx = unknown> {
    */
   schema?: SchemaDeclaration;
   /**
-   * `GET <path>/aggregate` (README, "Aggregates"): metrics over the list's rows, grouped. Off unless
+   * `GET <path>/aggregate` (docs/aggregates.md): metrics over the list's rows, grouped. Off unless
    * set; governed by the `list` access rule, with the list's filters, scopes and `baseQuery`.
    */
   aggregates?: AggregatePolicy;

@@ -430,8 +430,8 @@ export interface SqlDialect {
    * itself (a page's LIMIT and OFFSET, a cursor's sort values, the parents' keys of an include), whose
    * plan is the same whatever they are. SQLite's planner reads the value bound to a bare `?` where it
    * could choose by it, and then prepares the statement again each time a value is bound to it: at
-   * every run (README, Prepared shapes). Without it, the value as it is. Filter values stay readable:
-   * their plan may rightly depend on them.
+   * every run (docs/performance.md, Prepared shapes). Without it, the value as it is. Filter values stay
+   * readable: their plan may rightly depend on them.
    */
   readonly unplanned?: (value: unknown) => Expression<unknown>;
   /**

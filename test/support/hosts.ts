@@ -61,7 +61,7 @@ export const HOST_ROUTE = '/host/health';
 
 /**
  * The service inside a fresh application of `name`, with a route of the application's own, as a
- * developer following the README would write it. Fastify hosts are injected; the others listen on a
+ * developer following docs/hosts.md would write it. Fastify hosts are injected; the others listen on a
  * port and are reached over real HTTP.
  */
 export async function startHost(

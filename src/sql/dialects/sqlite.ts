@@ -236,7 +236,8 @@ export const sqlite: SqlDialect = {
   topPerParent: rankedTopPerParent,
   rowValueKeyset: false,
   // `+?` is the same value as `?`, with no affinity either, but the planner never reads it: a
-  // statement whose plan read a bound `?` is prepared again at every run (README, Prepared shapes).
+  // statement whose plan read a bound `?` is prepared again at every run (docs/performance.md,
+  // Prepared shapes).
   unplanned: (value) => sql`+${value}`,
   rowLocks: false,
   stopsReads: false,
