@@ -64,7 +64,7 @@ export function renderConfig(plan: ConfigPlan, options: GenerateOptions = {}): s
         [
           'init --writable: anyone may create, update and delete. Restrict it before you deploy, e.g. ' +
             "`(ctx) => ctx?.role === 'editor'`, where ctx is what `context: ({ headers }) => yourSession(headers)` " +
-            'in defineConfig returns (see "The request context" in the README).',
+            'in defineConfig returns (see "The request context" in docs/security-and-tenancy.md).',
         ],
         0,
       ),
@@ -93,7 +93,7 @@ export function renderConfig(plan: ConfigPlan, options: GenerateOptions = {}): s
           'Without `access` rules anyone may list and read; a write needs its action in `actions` and an ' +
           "`access` rule, e.g. `access: { update: (ctx) => ctx?.role === 'editor' }`, where ctx is what " +
           "`context: ({ headers }) => yourSession(headers)` in defineConfig (or a host adapter's `context` " +
-          'option) returns: see "The request context" in the README.',
+          'option) returns: see "The request context" in docs/security-and-tenancy.md.',
       ],
       0,
     ),

@@ -175,7 +175,7 @@ export function fieldCondition(
       // Refused at start-up (`unheldColumns`); reached only by a plan compiled without that check.
       if (!holds)
         throw new Error(
-          `${condition.op} on the ${target.columnType} column "${target.column}": ${dialect.name} has no such column (README, Column kinds).`,
+          `${condition.op} on the ${target.columnType} column "${target.column}": ${dialect.name} has no such column (docs/configuration.md, "Column kinds").`,
         );
       const slots = condition.value;
       const members: Members = {
