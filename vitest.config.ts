@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { WaitingFirst } from './test/support/sequencer.js';
+import { LongFirst } from './test/support/sequencer.js';
 
 /** What every run of the suites shares (`npm test`, and `npm run test:fast`'s config). */
 export const common = {
@@ -14,7 +14,7 @@ export const common = {
   isolate: false,
   // A page or a service may take seconds to answer on a busy machine: polls wait for what they mean.
   expect: { poll: { timeout: 15_000 } },
-  sequence: { sequencer: WaitingFirst },
+  sequence: { sequencer: LongFirst },
 };
 
 /** The demo schema with the fixture, made once per run, which the suites' databases are copied from. */

@@ -39,12 +39,18 @@ export interface Started {
 }
 
 /**
- * The built command (dist/, as test/config-loading.test.ts runs it), JSON logs at info unless `env` says
- * otherwise.
+ * The built command (dist/, as test/config-loading.test.ts runs it) in the repository, or another Node
+ * script in another folder (`where`: an installed package's command, an application), JSON logs at info
+ * unless `env` says otherwise.
  */
-export function startCommand(args: string[], env: Record<string, string>): Started {
-  const child = spawn(process.execPath, [join(builtPackage(), 'src/cli/main.js'), ...args], {
-    cwd: repository,
+export function startCommand(
+  args: string[],
+  env: Record<string, string>,
+  where: { command?: string; cwd?: string } = {},
+): Started {
+  const command = where.command ?? join(builtPackage(), 'src/cli/main.js');
+  const child = spawn(process.execPath, [command, ...args], {
+    cwd: where.cwd ?? repository,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
   });
   let output = '';
