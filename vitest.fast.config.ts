@@ -3,9 +3,9 @@ import { common, sharedServices, templates } from './vitest.config.js';
 
 /**
  * `npm run test:fast`, the edit–test loop: the suites on SQLite (TEST_ENGINES=sqlite) and the unit tests,
- * without the browser and the tests of the database servers' own topology and faults (replica,
- * PgBouncer, health, the command's read replicas, pools, timeouts, deadlocks, workers), which need
- * PostgreSQL or MariaDB whatever the engines chosen. CI runs everything (`npm test`).
+ * without the browser, the packed install, and the tests of the database servers' own topology and
+ * faults (replica, PgBouncer, health, the command's read replicas, pools, timeouts, deadlocks, workers),
+ * which need PostgreSQL or MariaDB whatever the engines chosen. CI runs everything (`npm test`).
  */
 export default defineConfig({
   test: {
@@ -15,6 +15,8 @@ export default defineConfig({
     exclude: [
       '**/node_modules/**',
       'test/e2e/**',
+      // Packs and installs the package into a new project: the registry, and SQLite compiled again.
+      'test/package.test.ts',
       ...sharedServices,
       'test/faults.test.ts',
       'test/deadlock.test.ts',
