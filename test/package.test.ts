@@ -8,7 +8,17 @@
  * tsc (strict, declarations included) against the installed `.d.ts` files, built and answering.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +60,19 @@ const shipped = [
 /** What no user needs: tests, benchmarks, profiles, the admin's sources, the project's own tooling. */
 const neverShipped =
   /(^|\/)(test|tests|bench|coverage|scratch|\.ci)\/|\.test\.|isolate-.*\.log|\.cpuprofile|^admin\/src\//;
+
+/** The ```ts blocks of a document that are whole modules, named by their first line (`// server.ts`). */
+function typescriptModules(document: string): { name: string; where: string; code: string }[] {
+  const lines = readFileSync(join(repository, document), 'utf8').split('\n');
+  const modules: { name: string; where: string; code: string }[] = [];
+  lines.forEach((line, index) => {
+    const name = /^\/\/ ([\w.-]+\.ts)$/.exec(lines[index + 1] ?? '')?.[1];
+    if (line !== '```ts' || name === undefined) return;
+    const end = lines.indexOf('```', index + 1);
+    modules.push({ name, where: `${document}:${index + 2}`, code: lines.slice(index + 1, end).join('\n') });
+  });
+  return modules;
+}
 
 interface Packed {
   filename: string;
@@ -200,6 +223,44 @@ describe('the package, packed and installed into a project of its own', () => {
     });
     expect(existsSync(join(app, 'build/fastify-server.js'))).toBe(true);
     expect(existsSync(join(app, 'build/express-server.js'))).toBe(true);
+  });
+
+  it("type-checks the guide's applications as written: the README's and docs/hosts.md's Fastify, Express and Hono servers, each with docs/security-and-tenancy.md's tenancy.ts", async () => {
+    const examples = [
+      ...typescriptModules('README.md').filter((module) => module.name === 'server.ts'),
+      ...typescriptModules('docs/hosts.md').filter((module) => module.name === 'server.ts'),
+    ];
+    const tenancy = typescriptModules('docs/security-and-tenancy.md').find(
+      (module) => module.name === 'tenancy.ts',
+    );
+    if (!tenancy) throw new Error('docs/security-and-tenancy.md has no // tenancy.ts block');
+    // The README's Fastify server, and docs/hosts.md's Fastify, Express and Hono ones (its Next.js route
+    // needs Next.js, which this project does not install).
+    expect(examples.map((module) => module.where)).toHaveLength(4);
+    for (const [index, example] of examples.entries()) {
+      // Each its own program: two servers augment Fastify's request type each with its own AppUser.
+      const folder = join(app, 'guide', String(index));
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, 'server.ts'), example.code);
+      writeFileSync(join(folder, 'tenancy.ts'), tenancy.code);
+      writeFileSync(
+        join(folder, 'tsconfig.json'),
+        JSON.stringify({
+          extends: '../../tsconfig.json',
+          compilerOptions: { noEmit: true, skipLibCheck: true },
+          include: ['*.ts'],
+        }),
+      );
+      await run(
+        process.execPath,
+        [join(app, 'node_modules/typescript/bin/tsc'), '-p', join(folder, 'tsconfig.json')],
+        {
+          cwd: app,
+        },
+      ).catch((failure: { stdout?: string }) => {
+        throw new Error(`tsc refused ${example.where} with ${tenancy.where}:\n${failure.stdout}`);
+      });
+    }
   });
 
   it.each(['fastify', 'express'])(
