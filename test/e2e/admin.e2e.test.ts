@@ -19,7 +19,7 @@ import { createSchema } from '../../examples/demo/schema.js';
 import { seedDemo } from '../../examples/demo/seed.js';
 import { buildService } from '../../src/server/standalone.js';
 import { type Connection, connect } from '../../src/sql/connect.js';
-import { launchChromium } from '../support/chromium.js';
+import { launchChromium, watch } from '../support/chromium.js';
 import { parseCsv } from '../support/csv.js';
 import { dashboardAnswersAsTheApi } from './dashboard.js';
 
@@ -67,17 +67,9 @@ describe('admin (react-admin, Chromium) on the demo', { timeout: 90_000 }, () =>
     return expected;
   };
 
-  /** A page of the browser, its waits bounded and its console errors and page errors collected. */
-  const watched = (opened: Page): Page => {
-    opened.setDefaultTimeout(15_000);
-    opened.on('console', (message) => {
-      // The refusals this test provokes on purpose (422, 412) are logged by Chromium as errors.
-      if (message.type() === 'error' && !/status of 4(12|22)/.test(message.text()))
-        problems.push(`console: ${message.text()}`);
-    });
-    opened.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    return opened;
-  };
+  /** A page of the browser, watched; the refusals this test provokes on purpose (422, 412) are let through. */
+  const watched = (opened: Page): Page =>
+    watch(opened, problems, { timeout: 15_000, expected: /status of 4(12|22)/ });
 
   /**
    * Opens the admin at `hash` as the demo's editor, by the stored token (the sign-in page itself is the
