@@ -71,7 +71,9 @@ export async function startExampleApp(name: 'react-admin' | 'refine'): Promise<E
         '--config',
         `examples/${name}/vite.config.ts`,
       ],
-      { cwd: root, stdio: 'inherit' },
+      // vitest sets NODE_ENV=test, which vite would build React's development bundle for (its warnings
+      // in the console): build what `npm run build:examples` builds.
+      { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } },
     );
 
   const temp = mkdtempSync(join(tmpdir(), `${name}-e2e-`));
