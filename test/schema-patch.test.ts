@@ -157,9 +157,13 @@ for (const target of serviceTargets) {
         expect(names).toContain(expected);
       expect(names).not.toContain('password_hash');
       let requests = 0;
+      // Which operators a filter takes is the service's, the same behind every host: each one on the
+      // three databases; through a host adapter (which only carries the request), each filter with its
+      // first operator and the refusal of one it does not list.
+      const throughHost = host !== 'standalone';
       for (const filter of body.table.filters as { name: string; value: string; operators: string[] }[]) {
         const name = filter.name.endsWith('.*') ? `${filter.name.slice(0, -2)}.theme` : filter.name;
-        for (const op of filter.operators) {
+        for (const op of throughHost ? filter.operators.slice(0, 1) : filter.operators) {
           const value = sample(filter.value, op);
           const url =
             op === 'eq'
@@ -175,7 +179,7 @@ for (const target of serviceTargets) {
           expect(res.status).toBe(422);
         }
       }
-      expect(requests).toBeGreaterThan(100);
+      expect(requests).toBeGreaterThan(throughHost ? 10 : 100);
       const statusFilter = body.table.filters.find((f: Rec) => f.name === 'status');
       expect(statusFilter.options.map((o: Rec) => o.value)).toEqual(['active', 'inactive', 'banned']);
     });
