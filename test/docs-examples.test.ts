@@ -2,7 +2,8 @@
  * Every request the README and the guide show against the demo — a `curl` to port 3000 in a sh or bash
  * code block of README.md or docs/*.md — is sent to the demo's own service, in-process, on a SQLite file
  * created and seeded as `npm start` does, and must be answered as the text says: with the status its
- * comment names (`# 422, both problems at once`, `# 401: sign in first`), else with a 2xx. The shell
+ * comment names (`# 422, both problems at once`, `# 401: sign in first`), else with a 2xx; a json block
+ * right after the request's block is its answer, compared with the demo's (`"…"` where it leaves out). The shell
  * variables a block sets (the demo's tokens) are the ones its requests use. Blocks about another server
  * are left to that server's tests: a block with an `x-api-key` header is docs/hosts.md's example
  * application, a block whose requests name a path the demo does not serve is init's database.
@@ -36,6 +37,8 @@ interface Shown {
   body: string | undefined;
   /** The status the text says, or undefined for "a 2xx". */
   status: number | undefined;
+  /** The answer the text shows: a json block right after the sh block, for the block's last request. */
+  answer?: { where: string; text: string };
 }
 
 /**
@@ -109,24 +112,90 @@ const servedByDemo = (url: URL): boolean => {
   return url.pathname.startsWith('/api/') && demoPaths.has((first === 'v1' ? second : first) as string);
 };
 
-/** The requests to the demo in every sh/bash block of the documents. */
+/**
+ * The requests to the demo in every sh/bash block of the documents; a json block that follows such a
+ * block with nothing but blank lines between is the answer to its last request.
+ */
 function shownRequests(): Shown[] {
   const shown: Shown[] = [];
   for (const file of documents) {
+    const name = relative(root, file);
     const lines = readFileSync(file, 'utf8').split('\n');
-    let block: { start: number; lines: string[] } | undefined;
+    let block: { start: number; lines: string[]; json: boolean } | undefined;
+    // The last request of the sh block just closed, while only blank lines follow it.
+    let answered: Shown | undefined;
     lines.forEach((line, index) => {
       if (block === undefined) {
-        if (/^```(sh|bash)\s*$/.test(line)) block = { start: index + 1, lines: [] };
+        const opened = /^```(sh|bash|json)\s*$/.exec(line)?.[1];
+        if (opened) block = { start: index + 1, lines: [], json: opened === 'json' };
+        else if (line.trim() !== '') answered = undefined;
         return;
       }
-      if (line.startsWith('```')) {
-        shown.push(...demoRequests(relative(root, file), block.start, block.lines));
-        block = undefined;
-      } else block.lines.push(line);
+      if (!line.startsWith('```')) {
+        block.lines.push(line);
+        return;
+      }
+      if (block.json) {
+        if (answered) answered.answer = { where: `${name}:${block.start + 1}`, text: block.lines.join('\n') };
+        answered = undefined;
+      } else {
+        const requests = demoRequests(name, block.start, block.lines);
+        shown.push(...requests);
+        answered = requests[requests.length - 1];
+      }
+      block = undefined;
     });
   }
   return shown;
+}
+
+/**
+ * Where an answer differs from what the text shows of it, or undefined when it shows it: every member
+ * shown, with the value shown, and no other member unless the object shows `"…": "…"`; the elements of
+ * an array in order, where an element `"…"` stands for any number of them; the string `"…"` for any value.
+ */
+function differs(shown: unknown, actual: unknown, path = '$'): string | undefined {
+  if (shown === '…') return undefined;
+  if (Array.isArray(shown)) {
+    if (!Array.isArray(actual)) return `${path}: an array is shown, ${JSON.stringify(actual)} answered`;
+    const match = (i: number, j: number): string | undefined => {
+      if (i === shown.length)
+        return j === actual.length ? undefined : `${path}[${j}]: more elements than shown`;
+      if (shown[i] === '…') {
+        let last: string | undefined;
+        for (let k = j; k <= actual.length; k++) {
+          last = match(i + 1, k);
+          if (last === undefined) return undefined;
+        }
+        return last;
+      }
+      if (j === actual.length) return `${path}[${j}]: fewer elements than shown`;
+      return differs(shown[i], actual[j], `${path}[${j}]`) ?? match(i + 1, j + 1);
+    };
+    return match(0, 0);
+  }
+  if (shown !== null && typeof shown === 'object') {
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
+      return `${path}: an object is shown, ${JSON.stringify(actual)} answered`;
+    const members = Object.keys(shown).filter((key) => key !== '…');
+    for (const key of members) {
+      if (!(key in actual)) return `${path}.${key}: shown, not answered`;
+      const difference = differs(
+        (shown as Record<string, unknown>)[key],
+        (actual as Record<string, unknown>)[key],
+        `${path}.${key}`,
+      );
+      if (difference) return difference;
+    }
+    if (!('…' in shown)) {
+      const more = Object.keys(actual).filter((key) => !members.includes(key));
+      if (more.length > 0) return `${path}: answered ${more.join(', ')}, not shown`;
+    }
+    return undefined;
+  }
+  return Object.is(shown, actual)
+    ? undefined
+    : `${path}: ${JSON.stringify(shown)} shown, ${JSON.stringify(actual)} answered`;
 }
 
 function demoRequests(file: string, start: number, lines: string[]): Shown[] {
@@ -183,12 +252,28 @@ describe('the requests the README and the guide show, sent to the demo', () => {
     const answer = await app.inject({
       method: request.method as 'GET',
       url: `${request.url.pathname}${request.url.search}`,
-      headers: request.headers,
+      // As curl sends it: the page links of an answer are made from the Host.
+      headers: { host: request.url.host, ...request.headers },
       ...(request.body !== undefined && { payload: request.body }),
     });
     if (request.status === undefined) {
       expect(answer.statusCode, answer.body.slice(0, 500)).toBeGreaterThanOrEqual(200);
       expect(answer.statusCode, answer.body.slice(0, 500)).toBeLessThan(300);
     } else expect(answer.statusCode, answer.body.slice(0, 500)).toBe(request.status);
+    if (request.answer)
+      expect(
+        differs(JSON.parse(request.answer.text), JSON.parse(answer.body)),
+        `the answer ${request.answer.where} shows`,
+      ).toBeUndefined();
+  });
+
+  it('compares the answers the text shows, and would see one changed', () => {
+    expect(shown.filter((request) => request.answer).length).toBeGreaterThanOrEqual(3);
+    expect(differs({ a: 1, b: ['x', '…'] }, { a: 1, b: ['x', 'y', 'z'] })).toBeUndefined();
+    expect(differs({ a: 1 }, { a: 2 })).toBe('$.a: 1 shown, 2 answered');
+    expect(differs({ a: 1 }, { a: 1, b: 2 })).toBe('$: answered b, not shown');
+    expect(differs({ a: 1, '…': '…' }, { a: 1, b: 2 })).toBeUndefined();
+    expect(differs(['…', 3], [1, 2])).toBeDefined();
+    expect(differs([1, '…', 4], [1, 2, 3, 4])).toBeUndefined();
   });
 });
