@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSchema } from '../examples/demo/schema.js';
+import { seedDemo } from '../examples/demo/seed.js';
 import * as expressExample from '../examples/hosts/express.js';
 import * as fastifyExample from '../examples/hosts/fastify.js';
 import * as fetchExample from '../examples/hosts/fetch.js';
@@ -9,6 +10,7 @@ import { apiKeys } from '../examples/hosts/tenancy.js';
 import type { Connection } from '../src/sql/connect.js';
 import { freshDatabase } from './support/databases.js';
 import * as fixture from './support/fixture.js';
+import { type Shown, shownRequests } from './support/shown-requests.js';
 
 /**
  * The example applications of examples/hosts (docs/hosts.md, "Use it in your application"), each
@@ -37,6 +39,17 @@ function tenantPosts(tenantId: number) {
   return fixture.posts.filter((post) => members.has(post.user_id) && post.deleted_at === null);
 }
 const byIdDesc = (a: { id: number }, b: { id: number }) => b.id - a.id;
+
+/**
+ * The requests docs/hosts.md shows to the example applications (its sh block whose requests carry an
+ * `x-api-key`), with `$ID` — "an id the first command listed" — left to fill in.
+ */
+const ID = '{ID}';
+const documented = shownRequests(
+  ['docs/hosts.md'],
+  (requests) => requests.some((shown) => 'x-api-key' in shown.headers),
+  { ID },
+);
 
 describe.each(Object.keys(examples))('examples/hosts/%s.ts', (name) => {
   let connection: Connection;
@@ -142,6 +155,46 @@ describe.each(Object.keys(examples))('examples/hosts/%s.ts', (name) => {
     expect(elsewhere.status).toBe(404);
     const row = await connection.db.selectFrom('users').select('name').where('id', '=', 2).executeTakeFirst();
     expect(row?.name).toBe(fixture.users.find((user) => user.id === 2)?.name);
+  });
+
+  it("answers docs/hosts.md's requests as its comments say, on the demo's tables", async () => {
+    expect(documented.length).toBeGreaterThanOrEqual(5);
+    const demo = await freshDatabase('sqlite', `examples_docs_${name}`);
+    await createSchema(demo);
+    await seedDemo(demo);
+    let documentedApp: Started | undefined;
+    try {
+      documentedApp = await (examples[name] as (typeof examples)[string]).start({ connection: demo });
+      const url = documentedApp.url;
+      const send = (shown: Shown, id: number) =>
+        fetch(`${url}${decodeURI(shown.url.pathname).replace(ID, String(id))}${shown.url.search}`, {
+          method: shown.method,
+          headers: shown.headers,
+          ...(shown.body !== undefined && { body: shown.body }),
+        });
+      const [first] = documented as [Shown];
+      const listed = (await (await send(first, 0)).json()) as { data: { id: number }[] };
+      const id = listed.data[0]?.id as number;
+      expect(id).toBeGreaterThan(0);
+      for (const shown of documented) {
+        const response = await send(shown, id);
+        const label = `${shown.where} ${shown.method} ${shown.url.pathname}`;
+        if (shown.status === undefined) expect(response.ok, label).toBe(true);
+        else expect(response.status, label).toBe(shown.status);
+      }
+      // "404 for another tenant's": a user of another department, as the editor's tenant sees it.
+      const patch = documented.find((shown) => decodeURI(shown.url.pathname).includes(ID)) as Shown;
+      const tenant = (apiKeys[patch.headers['x-api-key'] as string] as { tenantId: number }).tenantId;
+      const other = await demo.db
+        .selectFrom('users')
+        .select('id')
+        .where('department_id', '!=', tenant)
+        .executeTakeFirstOrThrow();
+      expect((await send(patch, other.id)).status).toBe(404);
+    } finally {
+      await documentedApp?.close();
+      await demo.db.destroy();
+    }
   });
 
   it('gives the viewer a read-only schema document, the editor the form', async () => {
