@@ -48,7 +48,7 @@ const npmEnv = {
   npm_config_update_notifier: 'false',
 };
 
-/** What a user needs, and only that: the build of src and of the demo, the admin, the README. */
+/** What a user needs, and only that: the build of src and of the demo, the admin, the README and the guide. */
 const shipped = [
   /^package\.json$/,
   /^README\.md$/,
@@ -56,6 +56,7 @@ const shipped = [
   /^dist\/src\//,
   /^dist\/examples\//,
   /^admin\/dist\//,
+  /^docs\/[\w.-]+\.(md|png)$/,
 ];
 /** What no user needs: tests, benchmarks, profiles, the admin's sources, the project's own tooling. */
 const neverShipped =
@@ -157,6 +158,11 @@ describe('the package, packed and installed into a project of its own', () => {
       'admin/dist/index.html',
     ])
       expect(paths).toContain(needed);
+    // The README's links into the guide (and its screenshot) resolve in the package as installed.
+    const readme = readFileSync(join(repository, 'README.md'), 'utf8');
+    const guide = [...readme.matchAll(/\]\((docs\/[^)#\s]+)/g)].map((match) => match[1] as string);
+    expect(guide.length).toBeGreaterThan(10);
+    expect(guide.filter((path) => !paths.includes(path))).toEqual([]);
     console.log(
       `${packed.filename}: ${packed.files.length} files, ${(packed.size / 1024).toFixed(0)} kB packed, ${(packed.unpackedSize / 1024).toFixed(0)} kB unpacked`,
     );
