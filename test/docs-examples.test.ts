@@ -6,7 +6,8 @@
  * right after the request's block is its answer, compared with the demo's (`"…"` where it leaves out). The shell
  * variables a block sets (the demo's tokens) are the ones its requests use. Blocks about another server
  * are left to that server's tests: a block with an `x-api-key` header is docs/hosts.md's example
- * application, a block whose requests name a path the demo does not serve is init's database.
+ * application, a block whose requests name a path the demo does not serve is init's database. The
+ * endpoint declarations the guide shows whole are served on the demo's resources and answer their list.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,9 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import demo from '../examples/demo/config.js';
 import { createSchema } from '../examples/demo/schema.js';
 import { seedDemo } from '../examples/demo/seed.js';
+import { defineEndpoint, type EndpointPolicy } from '../src/resource/policy.js';
 import { buildService } from '../src/server/standalone.js';
 import { type Connection, connect } from '../src/sql/connect.js';
-import { differs, type Shown, shownRequests } from './support/shown-requests.js';
+import { codeBlocks, differs, type Shown, shownRequests } from './support/docs-shown.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const documents = [
@@ -39,6 +41,14 @@ const servedByDemo = (url: URL): boolean => {
 /** The blocks about the demo: not docs/hosts.md's example application (`x-api-key`), nor init's database. */
 const aboutTheDemo = (requests: readonly Shown[]) =>
   !requests.some((shown) => 'x-api-key' in shown.headers || !servedByDemo(shown.url));
+
+/**
+ * The endpoint declarations the guide shows whole (a ```ts block that is one `defineEndpoint({ … })`
+ * call, with nothing left out), each over one of the demo's resources.
+ */
+const declared = documents
+  .flatMap((file) => codeBlocks(relative(root, file), 'ts'))
+  .filter(({ code }) => code.startsWith('defineEndpoint({') && !code.includes('…'));
 
 const shown = shownRequests(
   documents.map((file) => relative(root, file)),
@@ -92,6 +102,29 @@ describe('the requests the README and the guide show, sent to the demo', () => {
         differs(JSON.parse(request.answer.text), JSON.parse(answer.body)),
         `the answer ${request.answer.where} shows`,
       ).toBeUndefined();
+  });
+
+  it.each(declared.map((block) => [block.where, block] as const))(
+    'serves the endpoint %s declares, on the demo',
+    async (_where, { code }) => {
+      // The block as written, evaluated: it is JavaScript as well as TypeScript (no annotations).
+      const endpoint = new Function('defineEndpoint', `return ${code.trim().replace(/;$/, '')}`)(
+        defineEndpoint,
+      ) as EndpointPolicy;
+      // Start-up checks it against the demo's resources and tables (a name it does not know is refused).
+      const served = await buildService({ config: { ...demo, endpoints: [endpoint] }, connection });
+      try {
+        const list = await served.inject({ url: `/api/${endpoint.path ?? endpoint.resource}?per_page=2` });
+        expect(list.statusCode, list.body.slice(0, 300)).toBe(200);
+        expect(list.json().data).toHaveLength(2);
+      } finally {
+        await served.close();
+      }
+    },
+  );
+
+  it('finds the endpoint declarations the guide shows whole', () => {
+    expect(declared.length).toBeGreaterThanOrEqual(4);
   });
 
   it('compares the answers the text shows, and would see one changed', () => {

@@ -9,8 +9,8 @@ import type { Started, StartOptions } from '../examples/hosts/run.js';
 import { apiKeys } from '../examples/hosts/tenancy.js';
 import type { Connection } from '../src/sql/connect.js';
 import { freshDatabase } from './support/databases.js';
+import { type Shown, shownRequests } from './support/docs-shown.js';
 import * as fixture from './support/fixture.js';
-import { type Shown, shownRequests } from './support/shown-requests.js';
 
 /**
  * The example applications of examples/hosts (docs/hosts.md, "Use it in your application"), each

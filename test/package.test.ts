@@ -34,6 +34,7 @@ import {
   startCommand,
   waitUntil,
 } from './support/command.js';
+import { codeBlocks } from './support/docs-shown.js';
 
 const run = promisify(execFile);
 const repository = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -64,15 +65,10 @@ const neverShipped =
 
 /** The ```ts blocks of a document that are whole modules, named by their first line (`// server.ts`). */
 function typescriptModules(document: string): { name: string; where: string; code: string }[] {
-  const lines = readFileSync(join(repository, document), 'utf8').split('\n');
-  const modules: { name: string; where: string; code: string }[] = [];
-  lines.forEach((line, index) => {
-    const name = /^\/\/ ([\w.-]+\.ts)$/.exec(lines[index + 1] ?? '')?.[1];
-    if (line !== '```ts' || name === undefined) return;
-    const end = lines.indexOf('```', index + 1);
-    modules.push({ name, where: `${document}:${index + 2}`, code: lines.slice(index + 1, end).join('\n') });
+  return codeBlocks(document, 'ts').flatMap((block) => {
+    const name = /^\/\/ ([\w.-]+\.ts)$/.exec(block.code.split('\n')[0] ?? '')?.[1];
+    return name === undefined ? [] : [{ name, ...block }];
   });
-  return modules;
 }
 
 interface Packed {

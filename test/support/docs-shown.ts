@@ -1,7 +1,9 @@
 /**
- * The requests the README and the guide show — each `curl` to port 3000 in a sh or bash code block — and
- * the answers they show, read from the Markdown for the tests that send them (test/docs-examples.test.ts
- * to the demo, test/examples.test.ts to docs/hosts.md's example applications).
+ * What the README and the guide show, read from their Markdown for the tests that run it: the requests
+ * (each `curl` to port 3000 in a sh or bash code block) and the answers shown after them
+ * (test/docs-examples.test.ts sends them to the demo, test/examples.test.ts to docs/hosts.md's example
+ * applications), and the code blocks of a language (the TypeScript that test/package.test.ts compiles and
+ * test/docs-examples.test.ts serves).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -199,4 +201,16 @@ export function differs(shown: unknown, actual: unknown, path = '$'): string | u
   return Object.is(shown, actual)
     ? undefined
     : `${path}: ${JSON.stringify(shown)} shown, ${JSON.stringify(actual)} answered`;
+}
+
+/** The code blocks of one language in a document (a path from the repository's root), where each begins. */
+export function codeBlocks(file: string, language: string): { where: string; code: string }[] {
+  const lines = readFileSync(join(root, file), 'utf8').split('\n');
+  const blocks: { where: string; code: string }[] = [];
+  lines.forEach((line, index) => {
+    if (line !== `\`\`\`${language}`) return;
+    const end = lines.indexOf('```', index + 1);
+    blocks.push({ where: `${file}:${index + 2}`, code: lines.slice(index + 1, end).join('\n') });
+  });
+  return blocks;
 }
