@@ -10,6 +10,7 @@ import { type OpenApiDocument, renderTypes } from '../src/openapi/index.js';
 import { openapiEndpoints } from './fixtures/openapi-endpoints.js';
 import { builtPackage } from './support/built.js';
 import { dialects } from './support/databases.js';
+import { codeBlocks } from './support/docs-shown.js';
 import { posts, users } from './support/fixture.js';
 import { useRecordsService } from './support/records.js';
 import type { TestService } from './support/service.js';
@@ -34,6 +35,38 @@ function fetchThrough(service: TestService): typeof fetch {
     const empty = response.statusCode === 204 || response.statusCode === 304;
     return new Response(empty ? null : response.body, { status: response.statusCode, headers: answer });
   };
+}
+
+/**
+ * `tsc` (strict, no emit) on `files` of `directory`, an ES module folder, with this repository's Node
+ * types: its exit code and what it printed.
+ */
+async function typeCheck(directory: string, files: string[]): Promise<{ code: number; output: string }> {
+  writeFileSync(join(directory, 'package.json'), JSON.stringify({ type: 'module' }));
+  writeFileSync(
+    join(directory, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        lib: ['ES2023'],
+        types: ['node'],
+        typeRoots: [join(root, 'node_modules/@types')],
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        skipLibCheck: true,
+        noEmit: true,
+        verbatimModuleSyntax: true,
+      },
+      files,
+    }),
+  );
+  const tsc = join(root, 'node_modules/typescript/bin/tsc');
+  return run(process.execPath, [tsc, '-p', join(directory, 'tsconfig.json')], { cwd: directory }).then(
+    () => ({ code: 0, output: '' }),
+    (error: { code: number; stdout: string }) => ({ code: error.code, output: error.stdout }),
+  );
 }
 
 /** The generated `Resources` of the suite's endpoints, as the runtime sees them (loosely). */
@@ -228,7 +261,6 @@ describe('generated types', () => {
   it('type-check the allowed filters and fail to compile on one that is not allowed', async () => {
     const document = (await service.inject({ method: 'GET', url: '/api/openapi.json' })).json();
     directory = mkdtempSync(join(tmpdir(), 'typed-client-'));
-    writeFileSync(join(directory, 'package.json'), JSON.stringify({ type: 'module' }));
     writeFileSync(join(directory, 'api.ts'), renderTypes(document));
     // The client's types as the package publishes them (dist/'s declarations), as an application sees them.
     const client = `import { createClient } from '${builtPackage()}/src/client/index.js';
@@ -328,32 +360,7 @@ export async function uses(): Promise<void> {
 export const bad = client.users.list({ filter: { password_hash: { eq: 'x' } } });
 `,
     );
-    writeFileSync(
-      join(directory, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          lib: ['ES2023'],
-          types: ['node'],
-          typeRoots: [join(root, 'node_modules/@types')],
-          strict: true,
-          noUncheckedIndexedAccess: true,
-          skipLibCheck: true,
-          noEmit: true,
-          verbatimModuleSyntax: true,
-        },
-        files: ['good.ts', 'bad.ts'],
-      }),
-    );
-    const tsc = join(root, 'node_modules/typescript/bin/tsc');
-    const result = await run(process.execPath, [tsc, '-p', join(directory, 'tsconfig.json')], {
-      cwd: directory,
-    }).then(
-      () => ({ code: 0, output: '' }),
-      (error: { code: number; stdout: string }) => ({ code: error.code, output: error.stdout }),
-    );
+    const result = await typeCheck(directory, ['good.ts', 'bad.ts']);
     const errors = result.output.split('\n').filter((line) => /error TS\d+/.test(line));
     expect(result.code).not.toBe(0);
     // Every error is the bad call's (good.ts compiles, its @ts-expect-error lines all used).
@@ -381,6 +388,18 @@ describe('the types command', () => {
       expect(text).toMatch(/users: \{\n {4}record: UsersRecord;/);
       expect(text).toContain('export const endpoints = {');
       expect(text).not.toContain('password_hash');
+      // The guide's use of the client (docs/openapi-and-types.md) compiles against the demo's types as
+      // written, its @ts-expect-error refused as it says.
+      const guide = codeBlocks('docs/openapi-and-types.md', 'ts').find(({ code }) =>
+        code.includes("from 'resource-query-service/client'"),
+      );
+      if (!guide) throw new Error('docs/openapi-and-types.md shows no use of the typed client');
+      writeFileSync(
+        join(directory, 'guide.ts'),
+        guide.code.replace("'resource-query-service/client'", `'${builtPackage()}/src/client/index.js'`),
+      );
+      const checked = await typeCheck(directory, ['guide.ts']);
+      expect(checked.code, `${guide.where}:\n${checked.output}`).toBe(0);
       expect(await runTypes([], io)).toBe(2);
       expect(lines.at(-1)).toContain('Usage: resource-query-service types');
     } finally {
