@@ -388,18 +388,25 @@ describe('the types command', () => {
       expect(text).toMatch(/users: \{\n {4}record: UsersRecord;/);
       expect(text).toContain('export const endpoints = {');
       expect(text).not.toContain('password_hash');
-      // The guide's use of the client (docs/openapi-and-types.md) compiles against the demo's types as
-      // written, its @ts-expect-error refused as it says.
-      const guide = codeBlocks('docs/openapi-and-types.md', 'ts').find(({ code }) =>
-        code.includes("from 'resource-query-service/client'"),
-      );
-      if (!guide) throw new Error('docs/openapi-and-types.md shows no use of the typed client');
-      writeFileSync(
-        join(directory, 'guide.ts'),
-        guide.code.replace("'resource-query-service/client'", `'${builtPackage()}/src/client/index.js'`),
-      );
-      const checked = await typeCheck(directory, ['guide.ts']);
-      expect(checked.code, `${guide.where}:\n${checked.output}`).toBe(0);
+      // The guide's uses of the client — typed by the demo's types (docs/openapi-and-types.md, its
+      // @ts-expect-error refused as it says), and as the admin uses it (docs/admin.md) — compile as written.
+      const guides = ['docs/openapi-and-types.md', 'docs/admin.md'].map((document) => {
+        const guide = codeBlocks(document, 'ts').find(({ code }) =>
+          code.includes("from 'resource-query-service/client'"),
+        );
+        if (!guide) throw new Error(`${document} shows no use of the client`);
+        return guide;
+      });
+      const files = guides.map((guide, index) => {
+        const file = `guide-${index}.ts`;
+        writeFileSync(
+          join(directory, file),
+          guide.code.replace("'resource-query-service/client'", `'${builtPackage()}/src/client/index.js'`),
+        );
+        return file;
+      });
+      const checked = await typeCheck(directory, files);
+      expect(checked.code, `${guides.map((guide) => guide.where).join(', ')}:\n${checked.output}`).toBe(0);
       expect(await runTypes([], io)).toBe(2);
       expect(lines.at(-1)).toContain('Usage: resource-query-service types');
     } finally {
