@@ -227,7 +227,7 @@ describe('the package, packed and installed into a project of its own', () => {
     expect(existsSync(join(app, 'build/express-server.js'))).toBe(true);
   }, 180_000); // tsc takes its time on a busy machine: the test waits for its verdict, not for a clock.
 
-  it("type-checks the guide's applications as written: the README's and docs/hosts.md's Fastify, Express and Hono servers, each with docs/security-and-tenancy.md's tenancy.ts", async () => {
+  it("type-checks the guide's applications as written: the README's and docs/hosts.md's Fastify, Express and Hono servers, each with docs/security-and-tenancy.md's tenancy.ts, and docs/configuration.md's configuration", async () => {
     const examples = [
       ...typescriptModules('README.md').filter((module) => module.name === 'server.ts'),
       ...typescriptModules('docs/hosts.md').filter((module) => module.name === 'server.ts'),
@@ -236,6 +236,11 @@ describe('the package, packed and installed into a project of its own', () => {
       (module) => module.name === 'tenancy.ts',
     );
     if (!tenancy) throw new Error('docs/security-and-tenancy.md has no // tenancy.ts block');
+    // docs/configuration.md's whole configuration module, with the one function it leaves to the reader.
+    const configuration = codeBlocks('docs/configuration.md', 'ts').find(({ code }) =>
+      code.startsWith('import {'),
+    );
+    if (!configuration) throw new Error('docs/configuration.md shows no configuration module');
     // The README's Fastify server, and docs/hosts.md's Fastify, Express and Hono ones (its Next.js route
     // needs Next.js, which this project does not install).
     expect(examples.map((module) => module.where)).toHaveLength(4);
@@ -246,6 +251,11 @@ describe('the package, packed and installed into a project of its own', () => {
       mkdirSync(folder, { recursive: true });
       writeFileSync(join(folder, 'server.ts'), example.code);
       writeFileSync(join(folder, 'tenancy.ts'), tenancy.code);
+      if (index === 0)
+        writeFileSync(
+          join(folder, 'configuration.ts'),
+          `${configuration.code}\ndeclare function sessionUser(headers: unknown): AppContext;\n`,
+        );
       writeFileSync(
         join(folder, 'tsconfig.json'),
         JSON.stringify({
@@ -261,7 +271,8 @@ describe('the package, packed and installed into a project of its own', () => {
           cwd: app,
         },
       ).catch((failure: { stdout?: string }) => {
-        throw new Error(`tsc refused ${example.where} with ${tenancy.where}:\n${failure.stdout}`);
+        const others = index === 0 ? `${tenancy.where} and ${configuration.where}` : tenancy.where;
+        throw new Error(`tsc refused ${example.where} with ${others}:\n${failure.stdout}`);
       });
     });
     await Promise.all(checks);

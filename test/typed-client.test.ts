@@ -388,8 +388,8 @@ describe('the types command', () => {
       expect(text).toMatch(/users: \{\n {4}record: UsersRecord;/);
       expect(text).toContain('export const endpoints = {');
       expect(text).not.toContain('password_hash');
-      // The guide's uses of the client — typed by the demo's types (docs/openapi-and-types.md, its
-      // @ts-expect-error refused as it says), and as the admin uses it (docs/admin.md) — compile as written.
+      // The guide's uses of the client — typed by the demo's types (docs/openapi-and-types.md, the call
+      // it marks as an expected error refused), and as the admin uses it (docs/admin.md) — compile as written.
       const guides = ['docs/openapi-and-types.md', 'docs/admin.md'].map((document) => {
         const guide = codeBlocks(document, 'ts').find(({ code }) =>
           code.includes("from 'resource-query-service/client'"),
