@@ -5,9 +5,10 @@ import { LongFirst } from './test/support/sequencer.js';
 export const common = {
   testTimeout: 30_000,
   hookTimeout: 60_000,
-  // Each test file uses its own databases. Three workers on two cores: much of a file's time is spent
-  // waiting (on a database, a command it started, a browser), which a third file fills.
-  maxWorkers: 3,
+  // Each test file uses its own databases. Four workers on two cores: much of a file's time is spent
+  // waiting (on a database, a command it started, a browser), which the other files fill; on a busy
+  // machine, one loaded run took vitest 466 s with four and 583 s with three.
+  maxWorkers: 4,
   // A worker's files share its modules (the package, Fastify, the drivers) instead of importing them
   // afresh for each file, which cost more than a third of the suite's time. A file leaves no global
   // state behind: what it changes of process.env, it restores; what it opens, it closes.
