@@ -54,7 +54,9 @@ describe('loading a configuration module', () => {
     expect(config.examples).toEqual(['/api/items']);
     // The path may be relative to the working directory, as on the command line.
     expect((await loadConfig(relative(process.cwd(), file))).resources).toHaveLength(1);
-  });
+    // jiti compiles the package's sources on a fresh clone (its cache is empty): on a busy machine that
+    // took more than 30 s. The test waits for the load, not for a clock.
+  }, 180_000);
 
   it('loads .mts and .cts files (export default, and export =)', async () => {
     const mts = await loadConfig(write('rqs.config.mts', typedConfig(packageFrom(dir))));
@@ -158,7 +160,7 @@ export default { ...defineConfig({ resources: [], endpoints: [] }), marker: Filt
     expect(config.resources.map((resource) => resource.name)).toContain('users');
     expect(config.endpoints.length).toBeGreaterThan(0);
     expect(typeof config.setup).toBe('function');
-  });
+  }, 180_000);
 
   describe('refuses with a message naming the file', () => {
     const refusal = async (path: string): Promise<string> => {

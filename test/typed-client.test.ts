@@ -414,5 +414,5 @@ describe('the types command', () => {
       else process.env.DATABASE_URL = previous;
       rmSync(directory, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 180_000); // jiti compiles the demo configuration and tsc checks the guide: the test waits for them, not a clock.
 });
