@@ -1,5 +1,5 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import demoConfig from '../examples/demo/config.js';
@@ -31,7 +31,20 @@ const pointer = (...segments: string[]) =>
  * Checks response bodies against the document's own schemas: the response of a path, method and
  * status (following a `$ref` to components.responses), compiled by ajv in JSON Schema 2020-12.
  */
-function responseChecker(document: OpenApiDocument) {
+function responseChecker(document: OpenApiDocument): Checker {
+  // One per document: the hosts serve the same one, and compiling its schemas is most of the work.
+  const text = JSON.stringify(document);
+  let checker = checkers.get(text);
+  if (!checker) {
+    checker = newChecker(document);
+    checkers.set(text, checker);
+  }
+  return checker;
+}
+type Checker = ReturnType<typeof newChecker>;
+const checkers = new Map<string, Checker>();
+
+function newChecker(document: OpenApiDocument) {
   // strict: false lets ajv skip the OpenAPI keywords around the schemas (paths, responses, example).
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
@@ -45,10 +58,20 @@ function responseChecker(document: OpenApiDocument) {
       return `https://service.test/openapi.json${response.$ref}/${pointer('content', 'application/json', 'schema')}`;
     return `https://service.test/openapi.json#/${pointer('paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema')}`;
   };
+  // Each schema compiled once: ajv caches by the schema object, and a `{ $ref }` is a new one each call.
+  const compiled = new Map<string, ValidateFunction>();
+  const validatorOf = (ref: string): ValidateFunction => {
+    let validate = compiled.get(ref);
+    if (!validate) {
+      validate = ajv.compile({ $ref: ref });
+      compiled.set(ref, validate);
+    }
+    return validate;
+  };
   return {
     /** The validation errors of `body` (empty: valid). */
     errors(path: string, method: string, status: number, body: unknown): string[] {
-      const validate = ajv.compile({ $ref: schemaAt(path, method, status) });
+      const validate = validatorOf(schemaAt(path, method, status));
       if (validate(body)) return [];
       return (validate.errors ?? []).map(
         (error) => `${error.instancePath} ${error.message} ${JSON.stringify(error.params)}`,
@@ -56,18 +79,18 @@ function responseChecker(document: OpenApiDocument) {
     },
     /** A value against the document's `components.schemas.<name>` (a request body, a filter). */
     schemaErrors(name: string, value: unknown): string[] {
-      const validate = ajv.compile({
-        $ref: `https://service.test/openapi.json#/${pointer('components', 'schemas', name)}`,
-      });
+      const validate = validatorOf(
+        `https://service.test/openapi.json#/${pointer('components', 'schemas', name)}`,
+      );
       return validate(value)
         ? []
         : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
     },
     /** A response's body against the document's `components.responses.<name>`. */
     componentErrors(name: string, body: unknown): string[] {
-      const validate = ajv.compile({
-        $ref: `https://service.test/openapi.json#/${pointer('components', 'responses', name, 'content', 'application/json', 'schema')}`,
-      });
+      const validate = validatorOf(
+        `https://service.test/openapi.json#/${pointer('components', 'responses', name, 'content', 'application/json', 'schema')}`,
+      );
       return validate(body)
         ? []
         : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
@@ -148,7 +171,7 @@ describe.each(dialects)('OpenAPI document and real responses (%s)', (dialect) =>
     context: testContext,
   });
   let document: OpenApiDocument;
-  let check: ReturnType<typeof responseChecker>;
+  let check: Checker;
   const operation = (path: string, method: string) => document.paths[path]?.[method] as Json;
 
   beforeAll(async () => {
