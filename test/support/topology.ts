@@ -52,11 +52,27 @@ export async function ensureTopology(): Promise<void> {
   await run(script, [], { timeout: 180_000 });
 }
 
+/** `answers(port)`, asked again until it holds or 45 s have passed (within a hook's minute). */
+async function answersWithin(port: number): Promise<boolean> {
+  // One `select 1` may wait seconds on a machine whose cores are all busy (through PgBouncer, for a
+  // server connection the suite before left in use): the check is whether it answers, not how fast.
+  const deadline = Date.now() + 45_000;
+  for (;;) {
+    if (await answers(port)) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 /** Throws, naming what is down, unless the replica and PgBouncer answer: a suite checks, never rebuilds. */
 export async function topologyUp(): Promise<void> {
+  const [replica, pgbouncer] = await Promise.all([
+    answersWithin(topology.replicaPort),
+    answersWithin(topology.pgbouncerPort),
+  ]);
   const down = [
-    ...((await answers(topology.replicaPort)) ? [] : [`the replica on ${topology.replicaPort}`]),
-    ...((await answers(topology.pgbouncerPort)) ? [] : [`PgBouncer on ${topology.pgbouncerPort}`]),
+    ...(replica ? [] : [`the replica on ${topology.replicaPort}`]),
+    ...(pgbouncer ? [] : [`PgBouncer on ${topology.pgbouncerPort}`]),
   ];
   if (down.length > 0)
     throw new Error(
