@@ -299,7 +299,7 @@ export default defineConfig({
     );
     const missing = join(dir, 'mistyped.db');
     const absent = await run(['--config', file, '--port', '0'], undefined, `sqlite:${missing}`);
-    expect(absent.code).toBe(1);
+    expect(absent.code, absent.output).toBe(1);
     expect(absent.output).toContain(
       `The SQLite database ${missing} does not exist (database: sqlite:${missing})`,
     );
@@ -308,7 +308,7 @@ export default defineConfig({
     const empty = join(dir, 'empty.db');
     new Database(empty).close();
     const mismatch = await run(['--config', file, '--port', '0'], undefined, `sqlite:${empty}`);
-    expect(mismatch.code).toBe(1);
+    expect(mismatch.code, mismatch.output).toBe(1);
     expect(mismatch.output).toContain('"items"');
     expect(mismatch.output).toContain(`(database: sqlite:${empty})`);
   }, 360_000);

@@ -31,19 +31,26 @@ export function superviseWorkers(count: number, onListening: (address: string) =
   let announced = false;
   const listened = new WeakSet<Worker>();
 
+  // Node keeps a worker in cluster.workers after its 'exit' event until its IPC channel has closed too, so
+  // "none left" is asked of the processes, not of that list.
+  const alive = () =>
+    Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => !!worker && !worker.isDead());
+
   const stop = (signal: string, exitCode: number) => {
     if (stopping) return;
     stopping = true;
+    // Also the code of a primary whose event loop drains once the last worker is gone.
+    process.exitCode = exitCode;
     logLine(30, 'shutting down: stopping the workers', { signal });
-    const alive = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => !!worker);
-    if (alive.length === 0) process.exit(exitCode);
-    for (const worker of alive) worker.process.kill('SIGTERM');
+    const running = alive();
+    if (running.length === 0) process.exit(exitCode);
+    for (const worker of running) worker.process.kill('SIGTERM');
     setTimeout(() => {
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      for (const worker of alive()) worker.process.kill('SIGKILL');
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
     cluster.on('exit', () => {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+      if (alive().length === 0) process.exit(exitCode);
     });
   };
 
