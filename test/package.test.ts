@@ -1,6 +1,7 @@
 /**
- * The package as a user installs it. `npm pack` runs on a copy of the repository's files, so that its
- * `prepack` builds the package as a publish would; the tarball is installed into a new project in a
+ * The package as a user installs it. `npm pack` runs on a copy of the repository's files with the build
+ * `npm test` made before the suites (dist/ and admin/dist, checked to be no older than their sources:
+ * what `prepack` would build again); the tarball is installed into a new project in a
  * temporary folder that shares nothing with the repository (its own node_modules; nothing of the
  * repository's on the resolution path), on this machine's Node. Then it is used the ways the README
  * shows: the installed command (`init` on a SQLite database written here, then serving the file init
@@ -16,7 +17,6 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
-  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtAdmin, builtPackage } from './support/built.js';
 import {
   exitCode,
   getOnce,
@@ -87,8 +88,8 @@ describe('the package, packed and installed into a project of its own', () => {
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'rqs-package-'));
-    // The repository's files as git sees them (committed or not, never ignored), with its node_modules
-    // for the build's tools: `npm pack` runs `prepack` (`npm run build`) there.
+    // The repository's files as git sees them (committed or not, never ignored), and the build npm test
+    // made: packed without `prepack` (`npm run build`), which would compile the same files again.
     const source = join(work, 'source');
     const { stdout: listed } = await run(
       'git',
@@ -100,14 +101,20 @@ describe('the package, packed and installed into a project of its own', () => {
     );
     for (const file of listed.split('\0').filter((name) => name !== '' && existsSync(join(repository, name))))
       cpSync(join(repository, file), join(source, file));
-    symlinkSync(join(repository, 'node_modules'), join(source, 'node_modules'), 'dir');
-    const { stdout: packOutput } = await run(npm, ['pack', '--json', '--pack-destination', work], {
-      cwd: source,
-      env: npmEnv,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    // prepack's build writes its own lines before npm's JSON.
-    packed = (JSON.parse(packOutput.slice(packOutput.indexOf('\n[') + 1)) as Packed[])[0] as Packed;
+    const dist = builtPackage();
+    for (const built of ['src', 'examples'])
+      cpSync(join(dist, built), join(source, 'dist', built), { recursive: true });
+    cpSync(builtAdmin(), join(source, 'admin', 'dist'), { recursive: true });
+    const { stdout: packOutput } = await run(
+      npm,
+      ['pack', '--json', '--ignore-scripts', '--pack-destination', work],
+      {
+        cwd: source,
+        env: npmEnv,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    packed = (JSON.parse(packOutput) as Packed[])[0] as Packed;
 
     app = join(work, 'app');
     cpSync(join(repository, 'test/fixtures/installed-app'), app, { recursive: true });
