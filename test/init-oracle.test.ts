@@ -23,6 +23,7 @@ import {
 } from './fixtures/init-tutorial.js';
 import { parseCsv } from './support/csv.js';
 import { dropDatabase, freshDatabase } from './support/databases.js';
+import { softEqual } from './support/equal.js';
 
 /**
  * An oracle for what `init` generates. On a music store (PascalCase; SQLite, PostgreSQL, MariaDB) and a
@@ -660,23 +661,24 @@ async function checkSorts(env: Env): Promise<number> {
         const expected = await sortedKeys(env, resource, sort);
         expect(expected.length, `${label}: SQL rows`).toBe(await countOf(env, resource));
         const walked = await cursorWalk(env, endpoint, resource, `sort=${encodeURIComponent(sort)}`, 3);
-        expect.soft(walked.error, `${label}: cursor pages`).toBeUndefined();
-        expect
-          .soft(walked.keys, `${label}: the keys of the cursor pages (per_page=3) against SQL's ORDER BY`)
-          .toEqual(expected);
+        softEqual(walked.error, undefined, `${label}: cursor pages`);
+        softEqual(
+          walked.keys,
+          expected,
+          `${label}: the keys of the cursor pages (per_page=3) against SQL's ORDER BY`,
+        );
         const page = await ask(
           env,
           `/api/${pathOf(endpoint)}?sort=${encodeURIComponent(sort)}&page=2&per_page=3`,
         );
-        expect.soft(page.status, `${label}&page=2&per_page=3: ${brief(page.text)}`).toBe(200);
+        softEqual(page.status, 200, `${label}&page=2&per_page=3: ${brief(page.text)}`);
         if (page.status === 200) {
-          expect
-            .soft(
-              (page.body.data as Row[]).map((record) => recordKey(resource, record)),
-              `${label}&page=2&per_page=3`,
-            )
-            .toEqual(expected.slice(3, 6));
-          expect.soft(page.body.total, `${label}&page=2&per_page=3: total`).toBe(expected.length);
+          softEqual(
+            (page.body.data as Row[]).map((record) => recordKey(resource, record)),
+            expected.slice(3, 6),
+            `${label}&page=2&per_page=3`,
+          );
+          softEqual(page.body.total, expected.length, `${label}&page=2&per_page=3: total`);
         }
         checked++;
       }
@@ -855,13 +857,13 @@ async function checkFilters(env: Env): Promise<number> {
         const label = `${pathOf(endpoint)}?${query}`;
         const expected = await keysWhere(env, resource, test.where('t0'), test.params);
         const { records, error } = await everyRecord(env, endpoint, query);
-        expect.soft(error, label).toBeUndefined();
-        expect
-          .soft(
-            records.map((record) => recordKey(resource, record)).sort(),
-            `${label}: keys against SQL's WHERE ${test.where('t0')} ${JSON.stringify(test.params)}`,
-          )
-          .toEqual(expected);
+        softEqual(error, undefined, label);
+        const keys = records.map((record) => recordKey(resource, record)).sort();
+        softEqual(
+          keys,
+          expected,
+          `${label}: keys against SQL's WHERE ${test.where('t0')} ${JSON.stringify(test.params)}`,
+        );
         checked++;
       }
     }
@@ -887,7 +889,7 @@ async function checkIncludeLevel(
     const key = recordKey(resource, record);
     let actual: string[];
     if (toMany(step.relation)) {
-      expect.soft(Array.isArray(value), `${label}: ${resource.name} ${key}.${name} is an array`).toBe(true);
+      softEqual(Array.isArray(value), true, `${label}: ${resource.name} ${key}.${name} is an array`);
       const list = Array.isArray(value) ? (value as Row[]) : [];
       actual = list.map((child) => recordKey(step.to, child));
       children.push(...list);
@@ -895,7 +897,7 @@ async function checkIncludeLevel(
       actual = value === null || value === undefined ? [] : [recordKey(step.to, value as Row)];
       if (value) children.push(value as Row);
     }
-    expect.soft(actual, `${label}: ${resource.name} ${key}.${name}`).toEqual(expected.get(key) ?? []);
+    softEqual(actual, expected.get(key) ?? [], `${label}: ${resource.name} ${key}.${name}`);
   }
   await checkIncludeLevel(env, step.to, children, rest, label);
 }
@@ -907,8 +909,8 @@ async function checkIncludesAndCounts(env: Env): Promise<number> {
     for (const path of endpoint.allowedIncludes ?? []) {
       const label = `${pathOf(endpoint)}?include=${path}`;
       const { records, error } = await everyRecord(env, endpoint, `include=${path}`);
-      expect.soft(error, label).toBeUndefined();
-      expect.soft(records.length, `${label}: records`).toBe(total);
+      softEqual(error, undefined, label);
+      softEqual(records.length, total, `${label}: records`);
       await checkIncludeLevel(env, resource, records, path.split('.'), label);
       checked++;
     }
@@ -916,8 +918,8 @@ async function checkIncludesAndCounts(env: Env): Promise<number> {
     if (counts.length > 0) {
       const label = `${pathOf(endpoint)}?count=${counts.join(',')}`;
       const { records, error } = await everyRecord(env, endpoint, `count=${counts.join(',')}`);
-      expect.soft(error, label).toBeUndefined();
-      expect.soft(records.length, `${label}: records`).toBe(total);
+      softEqual(error, undefined, label);
+      softEqual(records.length, total, `${label}: records`);
       for (const name of counts) {
         const related = await relatedKeys(env, stepOf(env, resource, name));
         const actual = records.map((record) => [recordKey(resource, record), record[`${name}_count`]]);
@@ -925,7 +927,7 @@ async function checkIncludesAndCounts(env: Env): Promise<number> {
           recordKey(resource, record),
           related.get(recordKey(resource, record))?.length ?? 0,
         ]);
-        expect.soft(actual, `${label}: ${name}_count against SQL's count`).toEqual(wanted);
+        softEqual(actual, wanted, `${label}: ${name}_count against SQL's count`);
         checked++;
       }
     }
@@ -982,9 +984,9 @@ async function checkConstrainedInclude(
   ) => {
     const label = `${pathOf(endpoint)}?${query}`;
     const { records, error } = await everyRecord(env, endpoint, query);
-    expect.soft(error, label).toBeUndefined();
+    softEqual(error, undefined, label);
     const parents = parentsAt(records, prefix);
-    expect.soft(parents.length, `${label}: parents the include reaches`).toBe(await parentCount());
+    softEqual(parents.length, await parentCount(), `${label}: parents the include reaches`);
     const expected = await relatedKeys(env, step, options);
     for (const record of parents) {
       const key = recordKey(parent, record);
@@ -993,12 +995,16 @@ async function checkConstrainedInclude(
       const actual = Array.isArray(value)
         ? (value as Row[]).map((child) => recordKey(step.to, child))
         : value;
-      expect
-        .soft(actual, `${label}: ${parent.name} ${key}.${leaf} against SQL's first ${cut}`)
-        .toEqual(all.slice(0, cut));
-      expect
-        .soft(record[`${leaf}_total`], `${label}: ${parent.name} ${key}.${leaf}_total against SQL's count`)
-        .toBe(all.length);
+      softEqual(
+        actual,
+        all.slice(0, cut),
+        `${label}: ${parent.name} ${key}.${leaf} against SQL's first ${cut}`,
+      );
+      softEqual(
+        record[`${leaf}_total`],
+        all.length,
+        `${label}: ${parent.name} ${key}.${leaf}_total against SQL's count`,
+      );
     }
     checked++;
   };
