@@ -209,7 +209,7 @@ interface Stopping<C> {
  * finished before it and the cancel was then delivered (an idle connection ignores it: verified on
  * each engine, docs/faults-and-deadlines.md; the connection waits out of the pool until then, at most
  * `CANCEL_GRACE_MS`). The socket is closed when the cancel could not be delivered, when the statement
- * failed otherwise, or when it has not ended `CANCEL_ACTS_MS` after the cancel was delivered. `ended`
+ * failed otherwise, or when it has not ended `actsMs` (`CANCEL_ACTS_MS`) after the cancel was delivered. `ended`
  * takes the connection from the statement's callback and releases it; each stop is a token of its
  * own, so a late delivery never touches a connection that has since gone back to the pool. Writes do
  * not come here: a stopped write's connection is closed, which is what rolls its transaction back.
@@ -217,7 +217,10 @@ interface Stopping<C> {
 export class ReadStops<C extends object> {
   private readonly stopping = new WeakMap<C, Stopping<C>>();
 
-  constructor(private readonly connections: StoppableConnections<C>) {}
+  constructor(
+    private readonly connections: StoppableConnections<C>,
+    private readonly actsMs: number = CANCEL_ACTS_MS,
+  ) {}
 
   readonly stop = (connection: C): void => {
     const entry: Stopping<C> = {};
@@ -231,7 +234,7 @@ export class ReadStops<C extends object> {
         return this.connections.release(entry.held, reached);
       }
       if (!reached) return this.connections.close(connection);
-      setTimeout(() => current() && this.connections.close(connection), CANCEL_ACTS_MS);
+      setTimeout(() => current() && this.connections.close(connection), this.actsMs);
     });
   };
 
@@ -364,6 +367,12 @@ export interface ConnectOptions {
    * database that takes connections but never answers) before it is answered 503. Default 3000 ms.
    */
   acquireTimeoutMs?: number;
+  /**
+   * PostgreSQL, MariaDB: how long after its cancel was delivered a stopped read's statement may take to
+   * end on it and keep its connection; past it the connection is closed (docs/faults-and-deadlines.md).
+   * Default `CANCEL_ACTS_MS` (100 ms).
+   */
+  cancelActsMs?: number;
   /**
    * PostgreSQL: send the reads whose best plan no value changes (`Statement.preparable`) as named
    * prepared statements, parsed once per connection (default true).

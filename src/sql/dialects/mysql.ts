@@ -244,7 +244,8 @@ const stoppableConnections = (killer: KillLine): StoppableConnections<PoolConnec
 });
 
 /** How the service's reads on MariaDB are stopped (`ReadStops`); one per pool. */
-export const readStops = (killer: KillLine) => new ReadStops(stoppableConnections(killer));
+export const readStops = (killer: KillLine, actsMs?: number) =>
+  new ReadStops(stoppableConnections(killer), actsMs);
 
 /** MySQL's syntax error: what `INSERT … RETURNING` gets where only MariaDB has it. */
 const ER_PARSE_ERROR = 1064;
@@ -274,7 +275,7 @@ export const mysql: SqlDialect = {
     const connections = stoppableConnections(killer);
     /** Kills the statement `connection` runs, then closes its socket: its command fails even if no answer can come. */
     const stopStatement = cancelThenClose(connections);
-    const stops = new ReadStops(connections);
+    const stops = new ReadStops(connections, options?.cancelActsMs);
     pool.on('connection', (connection) => {
       // A connection that breaks while checked out (a cut network, a restart) emits 'error' again after
       // mysql2's pool has removed it; an unheard 'error' would end the process.

@@ -113,7 +113,7 @@ const stoppableClients: StoppableConnections<pg.PoolClient> = {
 };
 
 /** How the service's reads on PostgreSQL are stopped (`ReadStops`); one per pool. */
-export const readStops = () => new ReadStops(stoppableClients);
+export const readStops = (actsMs?: number) => new ReadStops(stoppableClients, actsMs);
 
 /**
  * Sends `TimeZone=UTC` as a startup parameter of its own rather than inside `options`
@@ -357,7 +357,7 @@ export const postgres: SqlDialect = {
       types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
     });
     const names = new StatementNames(options?.preparedStatements ?? true);
-    const stops = readStops();
+    const stops = readStops(options?.cancelActsMs);
     /** When each pooled client last finished a request (absent: new, never checked). */
     const lastUsed = new WeakMap<pg.PoolClient, number>();
     pool.on('release', (_error, client) => lastUsed.set(client, Date.now()));
