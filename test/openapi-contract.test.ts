@@ -1,5 +1,4 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 // The generator. Compared on npm: json-schema-faker (JSON Schema 2019-09/2020-12 with $ref, prefixItems,
 // patternProperties, if/then, patterns as regular expressions; a seeded PRNG; no dependencies; kept up
 // to date), json-schema-fast-check (fast-check arbitraries, but built on fast-check 1 and faker 4, for
@@ -19,6 +18,7 @@ import type { ServiceConfig } from '../src/resource/policy.js';
 import type { Connection } from '../src/sql/connect.js';
 import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
 import { type Host, type InjectResponse, startHost } from './support/hosts.js';
+import { DOCUMENT_ID, documentValidators, pointer } from './support/openapi-validators.js';
 
 /**
  * The contract test: requests generated from the served OpenAPI document alone — every operation,
@@ -30,8 +30,6 @@ import { type Host, type InjectResponse, startHost } from './support/hosts.js';
  * JSON body valid against the schema documented for that status.
  */
 
-// ajv-formats is CommonJS: its default export arrives as the module object under NodeNext's types.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 type Json = Record<string, unknown>;
 
 /** Fixed: the same requests every run. */
@@ -47,10 +45,6 @@ const callers = {
   editor: { authorization: `Bearer ${demoTokens.editor}` } as Record<string, string>,
 };
 type Caller = keyof typeof callers;
-
-const DOC_ID = 'https://service.test/openapi.json';
-const pointer = (...segments: string[]) =>
-  segments.map((segment) => encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
 
 interface Parameter {
   name: string;
@@ -90,12 +84,13 @@ function operationsOf(document: OpenApiDocument): Operation[] {
         ...(body
           ? {
               body,
-              bodyRef: `${DOC_ID}#/${pointer('paths', path, method, 'requestBody', 'content', 'application/json', 'schema')}`,
+              bodyRef: `${DOCUMENT_ID}#/${pointer('paths', path, method, 'requestBody', 'content', 'application/json', 'schema')}`,
             }
           : {}),
         responses: value.responses as Record<string, Json>,
         parameterRefs: parameters.map(
-          (_, index) => `${DOC_ID}#/${pointer('paths', path, method, 'parameters', String(index), 'schema')}`,
+          (_, index) =>
+            `${DOCUMENT_ID}#/${pointer('paths', path, method, 'parameters', String(index), 'schema')}`,
         ),
       });
     }
@@ -150,8 +145,7 @@ interface Request {
  * the first are sent again to the others (the same seeds would generate them again).
  */
 interface Generation {
-  ajv: Ajv2020;
-  validators: Map<string, ValidateFunction>;
+  validator: (ref: string) => ValidateFunction;
   /** By schema and seed: a generated value the document takes, or undefined when none came. */
   values: Map<string, unknown>;
 }
@@ -163,14 +157,7 @@ describe.each(dialects)('the OpenAPI document as a contract, on the demo (%s)', 
   let host: Host | undefined;
   let document: OpenApiDocument;
   let generation: Generation;
-  const validator = (ref: string) => {
-    let validate = generation.validators.get(ref);
-    if (!validate) {
-      validate = generation.ajv.compile({ $ref: ref });
-      generation.validators.set(ref, validate);
-    }
-    return validate;
-  };
+  const validator = (ref: string) => generation.validator(ref);
 
   beforeAll(async () => {
     // A fresh database each run: the writes below change it.
@@ -188,10 +175,7 @@ describe.each(dialects)('the OpenAPI document as a contract, on the demo (%s)', 
     const known = generations.get(text);
     if (known) generation = known;
     else {
-      const ajv = new Ajv2020({ strict: false, allErrors: false });
-      addFormats(ajv);
-      ajv.addSchema({ ...document, $id: DOC_ID });
-      generation = { ajv, validators: new Map(), values: new Map() };
+      generation = { validator: documentValidators(document, { allErrors: false }), values: new Map() };
       generations.set(text, generation);
     }
   }, 60_000);
@@ -260,7 +244,7 @@ describe.each(dialects)('the OpenAPI document as a contract, on the demo (%s)', 
         const target = response.$ref;
         return {
           ref: target,
-          json: `${DOC_ID}${target}/${pointer('content', 'application/json', 'schema')}`,
+          json: `${DOCUMENT_ID}${target}/${pointer('content', 'application/json', 'schema')}`,
         };
       }
       const content = response.content as Record<string, Json> | undefined;
@@ -268,7 +252,7 @@ describe.each(dialects)('the OpenAPI document as a contract, on the demo (%s)', 
         ref: '',
         ...(content?.['application/json']
           ? {
-              json: `${DOC_ID}#/${pointer('paths', operation.path, operation.method, 'responses', String(status), 'content', 'application/json', 'schema')}`,
+              json: `${DOCUMENT_ID}#/${pointer('paths', operation.path, operation.method, 'responses', String(status), 'content', 'application/json', 'schema')}`,
             }
           : {}),
       };

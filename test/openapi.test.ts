@@ -1,6 +1,4 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import demoConfig from '../examples/demo/config.js';
 import { createSchema, dropSchema } from '../examples/demo/schema.js';
@@ -12,6 +10,7 @@ import type { Connection } from '../src/sql/connect.js';
 import { openapiEndpoints } from './fixtures/openapi-endpoints.js';
 import { dialects, dropDatabase, freshDatabase } from './support/databases.js';
 import { type Host, hostNames, type InjectOptions, type InjectResponse, startHost } from './support/hosts.js';
+import { DOCUMENT_ID, documentValidators, pointer } from './support/openapi-validators.js';
 import {
   contextFromHeaders,
   type RecordsContext,
@@ -19,13 +18,7 @@ import {
   useRecordsService,
 } from './support/records.js';
 
-// ajv-formats is CommonJS: its default export arrives as the module object under NodeNext's types.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 type Json = Record<string, unknown>;
-
-/** JSON Pointer segment (RFC 6901), percent-encoded for a URI fragment. */
-const pointer = (...segments: string[]) =>
-  segments.map((segment) => encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
 
 /**
  * Checks response bodies against the document's own schemas: the response of a path, method and
@@ -45,28 +38,15 @@ type Checker = ReturnType<typeof newChecker>;
 const checkers = new Map<string, Checker>();
 
 function newChecker(document: OpenApiDocument) {
-  // strict: false lets ajv skip the OpenAPI keywords around the schemas (paths, responses, example).
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
-  ajv.addSchema({ ...document, $id: 'https://service.test/openapi.json' });
+  const validatorOf = documentValidators(document, { allErrors: true });
   const schemaAt = (path: string, method: string, status: number): string => {
     const operation = document.paths[path]?.[method] as Json | undefined;
     if (!operation) throw new Error(`The document has no ${method.toUpperCase()} ${path}.`);
     const response = (operation.responses as Record<string, Json>)[String(status)];
     if (!response) throw new Error(`${method.toUpperCase()} ${path} documents no ${status}.`);
     if (typeof response.$ref === 'string')
-      return `https://service.test/openapi.json${response.$ref}/${pointer('content', 'application/json', 'schema')}`;
-    return `https://service.test/openapi.json#/${pointer('paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema')}`;
-  };
-  // Each schema compiled once: ajv caches by the schema object, and a `{ $ref }` is a new one each call.
-  const compiled = new Map<string, ValidateFunction>();
-  const validatorOf = (ref: string): ValidateFunction => {
-    let validate = compiled.get(ref);
-    if (!validate) {
-      validate = ajv.compile({ $ref: ref });
-      compiled.set(ref, validate);
-    }
-    return validate;
+      return `${DOCUMENT_ID}${response.$ref}/${pointer('content', 'application/json', 'schema')}`;
+    return `${DOCUMENT_ID}#/${pointer('paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema')}`;
   };
   return {
     /** The validation errors of `body` (empty: valid). */
@@ -79,9 +59,7 @@ function newChecker(document: OpenApiDocument) {
     },
     /** A value against the document's `components.schemas.<name>` (a request body, a filter). */
     schemaErrors(name: string, value: unknown): string[] {
-      const validate = validatorOf(
-        `https://service.test/openapi.json#/${pointer('components', 'schemas', name)}`,
-      );
+      const validate = validatorOf(`${DOCUMENT_ID}#/${pointer('components', 'schemas', name)}`);
       return validate(value)
         ? []
         : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
@@ -89,7 +67,7 @@ function newChecker(document: OpenApiDocument) {
     /** A response's body against the document's `components.responses.<name>`. */
     componentErrors(name: string, body: unknown): string[] {
       const validate = validatorOf(
-        `https://service.test/openapi.json#/${pointer('components', 'responses', name, 'content', 'application/json', 'schema')}`,
+        `${DOCUMENT_ID}#/${pointer('components', 'responses', name, 'content', 'application/json', 'schema')}`,
       );
       return validate(body)
         ? []
