@@ -209,8 +209,8 @@ interface Stopping<C> {
  * finished before it and the cancel was then delivered (an idle connection ignores it: verified on
  * each engine, docs/faults-and-deadlines.md; the connection waits out of the pool until then, at most
  * `CANCEL_GRACE_MS`). The socket is closed when the cancel could not be delivered, when the statement
- * failed otherwise, or when it has not ended `actsMs` (`CANCEL_ACTS_MS`) after the cancel was delivered. `ended`
- * takes the connection from the statement's callback and releases it; each stop is a token of its
+ * failed otherwise, or when it has not ended `actsMs` (default `CANCEL_ACTS_MS`) after the cancel was
+ * delivered. `ended` takes the connection from the statement's callback and releases it; each stop is a token of its
  * own, so a late delivery never touches a connection that has since gone back to the pool. Writes do
  * not come here: a stopped write's connection is closed, which is what rolls its transaction back.
  */

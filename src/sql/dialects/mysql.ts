@@ -244,8 +244,7 @@ const stoppableConnections = (killer: KillLine): StoppableConnections<PoolConnec
 });
 
 /** How the service's reads on MariaDB are stopped (`ReadStops`); one per pool. */
-export const readStops = (killer: KillLine, actsMs?: number) =>
-  new ReadStops(stoppableConnections(killer), actsMs);
+export const readStops = (killer: KillLine) => new ReadStops(stoppableConnections(killer));
 
 /** MySQL's syntax error: what `INSERT … RETURNING` gets where only MariaDB has it. */
 const ER_PARSE_ERROR = 1064;
