@@ -16,6 +16,13 @@ export { buildOpenApi, type OpenApiDocument, renderTypes } from './openapi/index
 export { type OperatorName, operatorNames } from './plan/operators.js';
 export type { Limits } from './request/limits.js';
 export { defaultLimits } from './request/limits.js';
+export type { LiveChange, LiveChangeType, LiveReset } from './request/live.js';
+export {
+  type EqualityScope,
+  everyRow,
+  type ScopeValues,
+  scopeByColumn,
+} from './resource/equality-scope.js';
 export {
   type AccessRule,
   type AccessRules,
@@ -29,6 +36,7 @@ export {
   defineResource,
   type EndpointPolicy,
   Filter,
+  type LiveOptions,
   type OpenApiOptions,
   type ResourceRecord,
   type ServiceConfig,

@@ -36,6 +36,11 @@ async function main(): Promise<void> {
     process.exitCode = await (await import('./types.js')).runTypes(process.argv.slice(3));
     return;
   }
+  // `resource-query-service live …` prepares a database for live streams (src/cli/live.ts).
+  if (process.argv[2] === 'live') {
+    process.exitCode = await (await import('./live.js')).runLive(process.argv.slice(3));
+    return;
+  }
   const { values } = parseArgs({
     options: {
       config: { type: 'string' },

@@ -1,6 +1,7 @@
 import { ErrorBag } from '../errors/error-bag.js';
 import { type Field, type Refusal, refusalError } from '../errors/refusal.js';
 import { RequestError } from '../errors/request-error.js';
+import { type ChangeCapture, noCapture } from '../live/capture.js';
 import { readerOf, rowReader } from '../load/row-reader.js';
 import type { CompiledEndpoint } from '../plan/endpoint.js';
 import { coerceForColumn } from '../plan/values.js';
@@ -128,6 +129,8 @@ export function recordRoutes(
   related: DetailRelated,
   /** The schema document's path of a resource, when an endpoint serves one (a references input's). */
   schemaPathOf: (resource: string) => string | null = () => null,
+  /** How the writes record their changes for live streams (nothing without them). */
+  capture: ChangeCapture = noCapture,
 ): RecordRoutes {
   const { resource, policy } = endpoint;
   const declaration = policy.schema;
@@ -510,6 +513,7 @@ export function recordRoutes(
           if (!stored) throw new Rollback(outOfReach(values));
           // Its links, with its new key, in the same transaction: a refused one keeps no record.
           await applyLinks(trx, changes, (input) => parentOf(input, stored, id));
+          await capture.created(trx, id);
           return answerOf(trx, stored, call.ctx, id);
         },
         written,
@@ -541,6 +545,7 @@ export function recordRoutes(
           const version = resource.versionColumn;
           // Only links changed and no version column: no row to update (the ETag digests the links).
           if (written.length === 0 && !version) return answerOf(trx, stored, call.ctx, id);
+          const before = await capture.before(trx, id);
           await trx
             .updateTable(`${resource.table} as t0`)
             .set((eb: DynamicExpressionBuilder) => ({
@@ -561,6 +566,7 @@ export function recordRoutes(
           // this context's reach is undone, never half-done behind a 404.
           const found = await findRecord(id, call.ctx, trx);
           if (!found) throw new Rollback(outOfReach(planned.values));
+          await capture.updated(trx, id, before);
           return answerOf(trx, found, call.ctx, id);
         },
         written,
@@ -575,6 +581,7 @@ export function recordRoutes(
       await transaction(
         async (trx) => {
           await lockedCurrent(trx, id, call);
+          const before = await capture.before(trx, id);
           const where = (eb: DynamicExpressionBuilder) => eb(primaryKey, '=', id);
           if (softDelete && softDeleteStorage) {
             const now = storedDatetime(softDeleteStorage, dialect, new Date().toISOString());
@@ -583,7 +590,11 @@ export function recordRoutes(
               .set({ [softDelete]: now })
               .where(where)
               .execute();
-          } else await trx.deleteFrom(resource.table).where(where).execute();
+            await capture.updated(trx, id, before);
+          } else {
+            await trx.deleteFrom(resource.table).where(where).execute();
+            await capture.deleted(trx, id, before);
+          }
         },
         [],
         call.log,
@@ -597,6 +608,7 @@ export function recordRoutes(
       return transaction(
         async (trx) => {
           await lockedCurrent(trx, id, call, true);
+          const before = await capture.before(trx, id);
           await trx
             .updateTable(resource.table)
             .set({ [column]: null })
@@ -604,6 +616,7 @@ export function recordRoutes(
             .execute();
           const found = await findRecord(id, call.ctx, trx);
           if (!found) throw new Rollback(notFound());
+          await capture.updated(trx, id, before);
           return answerOf(trx, found, call.ctx, id);
         },
         [],

@@ -1,5 +1,7 @@
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { RequestError } from '../errors/request-error.js';
+import { notLive } from '../live/audience.js';
+import { createLiveService } from '../live/live-service.js';
 import { buildOpenApi, type OpenApiDocument, type OpenApiEndpoint } from '../openapi/index.js';
 import { checkDefaultFilters } from '../plan/authorize.js';
 import { type CompiledEndpoint, compileEndpoint } from '../plan/endpoint.js';
@@ -16,12 +18,14 @@ import { type AccessCheck, accessChecks, mayDo } from './access.js';
 import { answerError, fallbackLogger } from './answer.js';
 import {
   json,
+  type ServiceLogger,
   type ServiceRequest,
   type ServiceResponse,
   type ServiceRoute,
   taggedJson,
 } from './exchange.js';
 import { listHandlers, type OneRecord } from './list/handlers.js';
+import { type LiveTarget, liveRoute } from './live-route.js';
 import { andThen, isThenable, type NowOrLater } from './now-or-later.js';
 import { linkBase } from './origin.js';
 import { queryBodyLimit, queryFromBody } from './query-body.js';
@@ -31,6 +35,8 @@ import { digestTag, withValidators } from './validators.js';
 export interface CreateServiceOptions<Ctx = unknown> {
   config: ServiceConfig<Ctx>;
   connection: Connection;
+  /** Where failures outside a request go (live streams' reads of the change log); default: the console. */
+  log?: ServiceLogger;
 }
 
 /**
@@ -62,6 +68,11 @@ export interface ResourceService<Ctx = unknown> {
   respond(request: ServiceRequest<Ctx>): NowOrLater<ServiceResponse | undefined>;
   /** The OpenAPI document served at `<prefix>/openapi.json` (undefined with `openapi: false`). */
   readonly openapi: OpenApiDocument | undefined;
+  /**
+   * Ends what outlives a request: live streams (each told `shutdown`, so its client resumes
+   * elsewhere) and the change log's pruning. The connection stays open; its owner closes it.
+   */
+  close(): void;
 }
 
 /** Reads the catalog, compiles the configuration (failing loudly on any inconsistency) and routes it. */
@@ -102,6 +113,14 @@ export async function createService<Ctx = unknown>(
     checkDefaultFilters(endpoint);
   }
   const prefix = (config.prefix ?? '/api').replace(/\/$/, '');
+  const log = options.log ?? consoleLogger;
+  const live = config.live
+    ? await createLiveService(connection, config.live, resources.values(), (err, message) =>
+        log.warn({ err }, message),
+      )
+    : undefined;
+  /** The endpoints live topics name, by path. */
+  const liveTargets = new Map<string, LiveTarget>();
   const identified = config.identified ?? ((ctx: unknown) => ctx !== undefined && ctx !== null);
 
   /** Every path the service serves, with the largest body one of its routes reads. */
@@ -148,8 +167,10 @@ export async function createService<Ctx = unknown>(
       prefix,
       relatedOf(endpoint, schemaOf),
       (related) => schemaOf.get(related)?.path ?? null,
+      live?.capture(endpoint.resource),
     );
     const may = accessChecks(policy, resource, identified);
+    liveTargets.set(endpoint.path, { endpoint, list: may.list, read: may.read });
     listPaths.add(path);
     route(path, 0);
     if (endpoint.actions.has('list')) {
@@ -263,6 +284,8 @@ export async function createService<Ctx = unknown>(
     return json(200, { resources });
   });
 
+  if (live) serve(`${prefix}/live`, 'GET', liveRoute(live, liveTargets));
+
   const openapi =
     config.openapi === false
       ? undefined
@@ -272,6 +295,14 @@ export async function createService<Ctx = unknown>(
           authenticated: config.context !== undefined,
           ...(config.openapi ? { options: config.openapi } : {}),
           ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+          ...(live && {
+            live: {
+              paths: [...liveTargets.values()]
+                .filter(({ endpoint }) => !notLive(endpoint.resource, endpoint.policy))
+                .map(({ endpoint }) => endpoint.path),
+              maxTopics: live.settings.maxTopics,
+            },
+          }),
         });
   if (openapi) {
     // The same document for every request: its ETag is made once, not digested per request.
@@ -362,10 +393,17 @@ export async function createService<Ctx = unknown>(
     prefix,
     openapi,
     respond,
+    close: () => live?.close(),
     // An async function: a throw of `respond` (none is expected) still becomes a rejection.
     handle: async (request) => respond(request),
   };
 }
+
+/** The log of a service given none: warnings to the console, as one line each. */
+const consoleLogger: ServiceLogger = {
+  warn: (details, message) => console.warn(message, details),
+  error: (details, message) => console.error(message, details),
+};
 
 /** The methods of a record's routes, and the action each is. */
 const recordMethods: readonly (readonly [string, Action])[] = [

@@ -53,6 +53,11 @@ export async function serveRoutes(
   options: Pick<FastifyPluginOptions, 'context' | 'cors'>,
 ): Promise<void> {
   const mounted = instance.prefix;
+  // Before the server stops taking connections: an open live stream would keep `close()` waiting.
+  instance.addHook('preClose', (done) => {
+    service.close();
+    done();
+  });
   if (options.cors) await instance.register(fastifyCors, { ...serviceCors, ...options.cors });
   // The core reads bodies itself (as JSON, with each route's limit, the same on every host).
   instance.removeAllContentTypeParsers();

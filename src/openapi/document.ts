@@ -30,6 +30,8 @@ export interface OpenApiInput {
   readonly authenticated: boolean;
   /** `ServiceConfig.publicUrl`: the document's server. */
   readonly publicUrl?: string;
+  /** Live streams, when configured: the endpoints whose topics a stream takes, and how many at most. */
+  readonly live?: { readonly paths: readonly string[]; readonly maxTopics: number };
 }
 
 /**
@@ -91,6 +93,10 @@ const errorResponses: Record<number, [string, string]> = {
   415: ['UnsupportedMediaType', 'The body must be sent as application/json.'],
   422: ['Unprocessable', 'Invalid parameters or fields: every problem, by parameter or field.'],
   428: ['PreconditionRequired', 'This endpoint refuses writes without If-Match.'],
+  429: [
+    'TooManyRequests',
+    'Too many of these are open or asked for by this caller; retry after Retry-After.',
+  ],
   503: ['Unavailable', 'The database is unavailable or the statement took too long; retry later.'],
 };
 
@@ -101,6 +107,58 @@ function responsesFor(statuses: readonly number[]): Record<string, JsonSchema> {
       .sort((a, b) => a - b)
       .map((status) => [String(status), ref('responses', errorResponses[status]?.[0] ?? '')]),
   );
+}
+
+/** A regular expression's text matching `text` literally. */
+const literally = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** `GET <prefix>/live` (src/core/live-route.ts, docs/live.md): one SSE stream of many topics. */
+function liveOperation(live: NonNullable<OpenApiInput['live']>, identifies: boolean): JsonSchema {
+  const lists = live.paths.map((path) => `resource/${path}`);
+  const records = `^resource/(${live.paths.map(literally).join('|')})/[^/]+$`;
+  return {
+    tags: ['service'],
+    summary: 'Live changes of lists and records, as Server-Sent Events',
+    description:
+      'One stream carries every topic of a page. Events name ids and a type, never row data: refetch through the list and read-one routes. `event: change` data `{topic, type: created|updated|deleted, ids}`; `event: reset` data `{topics, reason: expired|rate|late}` (refetch what those topics show); `event: end` data `{reason: expired|shutdown}` (reconnect, with Last-Event-ID). Each topic is checked as its list (a list topic) or its read (a record topic) would be.',
+    operationId: 'live',
+    parameters: [
+      {
+        name: 'topic',
+        in: 'query',
+        required: true,
+        description: `A list's topic (resource/<endpoint>) or one record's (resource/<endpoint>/<id>, the id escaped as in its URL). At most ${live.maxTopics}.`,
+        style: 'form',
+        explode: true,
+        schema: {
+          type: 'array',
+          minItems: 1,
+          maxItems: live.maxTopics,
+          items: { anyOf: [{ enum: lists }, { type: 'string', pattern: records }] },
+        },
+      },
+      {
+        name: 'last_event_id',
+        in: 'query',
+        description: 'The id of the last event received, to resume from (as the Last-Event-ID header).',
+        schema: { type: 'integer', minimum: 0 },
+      },
+      {
+        name: 'Last-Event-ID',
+        in: 'header',
+        description: 'The id of the last event received, to resume from.',
+        schema: { type: 'string', pattern: '^[0-9]+$' },
+      },
+    ],
+    responses: {
+      '200': {
+        description:
+          'The stream, open until the client leaves, its credentials expire or the instance stops.',
+        content: { 'text/event-stream': { schema: { type: 'string' } } },
+      },
+      ...responsesFor([...(identifies ? [401, 403] : [403]), 422, 429, 503]),
+    },
+  };
 }
 
 /** `users-loaded` → `UsersLoaded`. */
@@ -820,8 +878,11 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
     },
   });
 
+  if (input.live) operation(`${prefix}/live`, 'get', liveOperation(input.live, identifies));
+
   for (const operations of Object.values(paths))
-    if (operations.get) operations.get = conditional(operations.get);
+    if (operations.get && operations.get !== paths[`${prefix}/live`]?.get)
+      operations.get = conditional(operations.get);
 
   const schemes =
     options?.securitySchemes ?? (input.authenticated ? { bearerAuth: bearerScheme } : undefined);

@@ -232,6 +232,38 @@ export interface ServiceConfig<Ctx = unknown> {
    * the declarations alone (`nullable`), for databases whose catalog this user may not read.
    */
   introspect?: boolean;
+  /**
+   * Live streams (docs/live.md): `GET <prefix>/live?topic=resource/<path>[/<id>]` tells a client which
+   * ids of its lists and records changed. Needs the change log (`resource-query-service live setup`).
+   */
+  live?: LiveOptions<Ctx>;
+}
+
+/** Live streams' settings; every one has a default (docs/live.md). */
+export interface LiveOptions<Ctx = unknown> {
+  /** The change log's table (default `live_changes`). */
+  table?: string;
+  /** How often an instance with streams open reads the log (default 200 ms). */
+  pollMs?: number;
+  /** How long changes are kept, so a stream resumes with `Last-Event-ID` (default 1 hour). */
+  retainMs?: number;
+  /**
+   * How long a missing sequence number is waited for (a write not yet committed) before the changes
+   * after it are delivered (default 5000 ms); one recorded later resets its tables' topics.
+   */
+  gapMs?: number;
+  /** The most topics one stream may carry (default 100): past it, 422. */
+  maxTopics?: number;
+  /** The most streams one caller may hold open on one instance (default 10): past it, 429. */
+  maxStreamsPerCaller?: number;
+  /** The most events one stream gets per second (default 50): past it, a `reset` for the rest of the second. */
+  maxEventsPerSecond?: number;
+  /** How often an idle stream gets a comment, so proxies keep it open (default 15 s). */
+  heartbeatMs?: number;
+  /** Who holds a stream, for `maxStreamsPerCaller` (default: the context's `sub`, else one caller for all). */
+  caller?: ContextCallback<Ctx, string | undefined>;
+  /** When a context's credentials expire, in seconds since 1970 (default: its `exp`): its streams end then. */
+  expiresAt?: ContextCallback<Ctx, number | undefined>;
 }
 
 /** The document's title, version and security (the rest comes from the definitions and policies). */

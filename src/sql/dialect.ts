@@ -14,6 +14,7 @@ import {
 } from 'kysely';
 import type { Refusal } from '../errors/refusal.js';
 import { type ColumnType, jsonReading, type KindColumn, type Scalar } from '../kinds/index.js';
+import type { ChangeLogSql } from './change-log.js';
 import type { ValueClass } from './slots.js';
 
 /** Kysely over a schema known only at run time (tables come from resource definitions). */
@@ -393,6 +394,8 @@ export interface SqlDialect {
   readonly label: string;
   /** Opens a connection (pool) for a `DATABASE_URL`. */
   connect(url: string, options?: ConnectOptions): Opened;
+  /** The change log of live streams: its table, a row's image, the triggers that record other writers. */
+  readonly changeLog: ChangeLogSql;
 
   /**
    * Pattern match for the textual operators: ILIKE on PostgreSQL, LIKE elsewhere. `pattern` is

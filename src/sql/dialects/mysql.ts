@@ -2,6 +2,7 @@ import { CompiledQuery, type Expression, Kysely, MysqlDialect, type SqlBool, sql
 import { type Connection, createConnection, createPool, type Pool, type PoolConnection } from 'mysql2';
 import type { Refusal } from '../../errors/refusal.js';
 import type { KindColumn, Scalar } from '../../kinds/index.js';
+import { type ChangeLogSql, captureOps, quotedName, triggerName } from '../change-log.js';
 import {
   CANCEL_GRACE_MS,
   cancelThenClose,
@@ -251,9 +252,61 @@ const ER_PARSE_ERROR = 1064;
 /** Whether the server answered an INSERT … RETURNING (MariaDB) — until one refuses it (MySQL). */
 let insertReturns = true;
 
+const quoted = (name: string): string => quotedName(name, '`');
+
+/** `'text'` as a literal of a statement's text. */
+const literal = (text: string): string => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+
+/** A row's image in a trigger's or a statement's text: `json_object('name', <row>.name, …)`. */
+const imageText = (row: string, columns: readonly string[]): string =>
+  `json_object(${columns.map((column) => `${literal(column)}, ${row}.${quoted(column)}`).join(', ')})`;
+
+/** Three triggers per table (MariaDB has no trigger for several events, nor the whole row as JSON). */
+const changeLog: ChangeLogSql = {
+  create: (log) => [
+    sql.raw(`create table if not exists ${quoted(log)} (
+  seq bigint unsigned not null auto_increment primary key,
+  table_name varchar(255) not null,
+  row_key varchar(1000) not null,
+  op char(1) not null,
+  before_image longtext,
+  after_image longtext,
+  recorded_at timestamp(3) not null default current_timestamp(3),
+  key ${quoted(`${log}_recorded_at`)} (recorded_at)
+) engine = InnoDB`),
+  ],
+  drop: (log) => [sql.raw(`drop table if exists ${quoted(log)}`)],
+  image: (alias, columns) =>
+    sql`json_object(${sql.join(columns.flatMap((column) => [sql.lit(column), sql.ref(`${alias}.${column}`)]))})`,
+  bound: (image) => sql`${image}`,
+  olderThan: (ms) =>
+    sql<SqlBool>`recorded_at < current_timestamp(3) - interval ${Math.round(ms * 1000)} microsecond`,
+  install: (log, target) =>
+    captureOps.flatMap(({ op, event, before, after }) => {
+      const name = quoted(triggerName(log, target.table, op));
+      const row = after ?? before;
+      const key = `concat_ws(',', ${target.key.map((column) => `${row}.${quoted(column)}`).join(', ')})`;
+      const image = (side: string | null) => (side ? imageText(side, target.columns) : 'null');
+      return [
+        sql.raw(`drop trigger if exists ${name}`),
+        sql.raw(
+          `create trigger ${name} after ${event} on ${quoted(target.table)} for each row insert into ${quoted(log)} (table_name, row_key, op, before_image, after_image) values (${literal(target.table)}, ${key}, '${op}', ${image(before)}, ${image(after)})`,
+        ),
+      ];
+    }),
+  remove: (log, { table }) =>
+    captureOps.map(({ op }) => sql.raw(`drop trigger if exists ${quoted(triggerName(log, table, op))}`)),
+  installed: async (db, log, table) => {
+    const { rows } = await sql<{ found: number }>`select 1 as found from information_schema.triggers
+      where trigger_schema = database() and trigger_name = ${triggerName(log, table, 'i')}`.execute(db);
+    return rows.length > 0;
+  },
+};
+
 export const mysql: SqlDialect = {
   name: 'mysql',
   label: 'MariaDB/MySQL',
+  changeLog,
   connect(url, options) {
     const acquireTimeoutMs = options?.acquireTimeoutMs ?? 3000;
     const pool = createPool({

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { Kysely, PostgresDialect, type RawBuilder, type SqlBool, sql } from 'kysely';
 import pg from 'pg';
 import type { Refusal } from '../../errors/refusal.js';
+import { type ChangeLogSql, quotedName } from '../change-log.js';
 import {
   CANCEL_GRACE_MS,
   cancelThenClose,
@@ -340,9 +341,67 @@ function lateralTopPerParent(parts: TopPerParent): DynamicSelect {
     .orderBy('top.__rank');
 }
 
+const quoted = (name: string): string => quotedName(name, '"');
+
+/** `'text'` as a literal of a statement's text. */
+const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
+/**
+ * One trigger function records every table's changes: `to_jsonb` takes the whole row, so the table's
+ * name and key columns are its only arguments (`tg_argv`), and a column added later is in the images.
+ */
+const changeLog: ChangeLogSql = {
+  create: (log) => [
+    sql.raw(`create table if not exists ${quoted(log)} (
+  seq bigint generated always as identity primary key,
+  table_name text not null,
+  row_key text not null,
+  op char(1) not null,
+  before_image jsonb,
+  after_image jsonb,
+  recorded_at timestamptz not null default now()
+)`),
+    sql.raw(`create index if not exists ${quoted(`${log}_recorded_at`)} on ${quoted(log)} (recorded_at)`),
+    sql.raw(`create or replace function ${quoted(`${log}_capture`)}() returns trigger language plpgsql as $capture$
+declare
+  before_row jsonb := case when tg_op <> 'INSERT' then to_jsonb(old) end;
+  after_row jsonb := case when tg_op <> 'DELETE' then to_jsonb(new) end;
+begin
+  insert into ${quoted(log)} (table_name, row_key, op, before_image, after_image)
+  select tg_argv[0], string_agg(coalesce(after_row, before_row) ->> k, ',' order by n),
+    lower(left(tg_op, 1)), before_row, after_row
+  from unnest(tg_argv[1:]) with ordinality as key_columns(k, n);
+  return null;
+end
+$capture$`),
+  ],
+  drop: (log) => [
+    sql.raw(`drop table if exists ${quoted(log)}`),
+    sql.raw(`drop function if exists ${quoted(`${log}_capture`)}() cascade`),
+  ],
+  image: (alias) => sql`to_jsonb(${sql.table(alias)})`,
+  bound: (image) => sql`cast(${image} as jsonb)`,
+  olderThan: (ms) => sql<SqlBool>`recorded_at < now() - make_interval(secs => ${ms / 1000})`,
+  install: (log, { table, key }) => [
+    sql.raw(`drop trigger if exists ${quoted(`${log}_capture`)} on ${quoted(table)}`),
+    sql.raw(
+      `create trigger ${quoted(`${log}_capture`)} after insert or update or delete on ${quoted(table)} for each row execute function ${quoted(`${log}_capture`)}(${[table, ...key].map(literal).join(', ')})`,
+    ),
+  ],
+  remove: (log, { table }) => [
+    sql.raw(`drop trigger if exists ${quoted(`${log}_capture`)} on ${quoted(table)}`),
+  ],
+  installed: async (db, log, table) => {
+    const { rows } = await sql<{ found: number }>`select 1 as found from pg_trigger
+      where tgname = ${`${log}_capture`} and tgrelid = to_regclass(${quoted(table)})`.execute(db);
+    return rows.length > 0;
+  },
+};
+
 export const postgres: SqlDialect = {
   name: 'postgres',
   label: 'PostgreSQL',
+  changeLog,
   connect(url, options) {
     const acquireTimeoutMs = options?.acquireTimeoutMs ?? 3000;
     const pool = new pg.Pool({

@@ -14,6 +14,7 @@ import {
 import type { Refusal } from '../../errors/refusal.js';
 import { jsonReading } from '../../kinds/index.js';
 import { BoundedMap } from '../../plan/bounded-map.js';
+import { type ChangeLogSql, captureOps, quotedName, triggerName } from '../change-log.js';
 import {
   insertReturning,
   jsonMembers,
@@ -191,9 +192,61 @@ function preparedReads(database: Database.Database): (statement: Statement) => R
   };
 }
 
+const quoted = (name: string): string => quotedName(name, '"');
+
+/** `'text'` as a literal of a statement's text. */
+const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
+/** Three triggers per table (SQLite has no trigger for several events, nor the whole row as JSON). */
+const changeLog: ChangeLogSql = {
+  create: (log) => [
+    // AUTOINCREMENT: a sequence number is never given twice, even after the largest rows are pruned.
+    sql.raw(`create table if not exists ${quoted(log)} (
+  seq integer primary key autoincrement,
+  table_name text not null,
+  row_key text not null,
+  op text not null,
+  before_image text,
+  after_image text,
+  recorded_at text not null default (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+)`),
+    sql.raw(`create index if not exists ${quoted(`${log}_recorded_at`)} on ${quoted(log)} (recorded_at)`),
+  ],
+  drop: (log) => [sql.raw(`drop table if exists ${quoted(log)}`)],
+  image: (alias, columns) =>
+    sql`json_object(${sql.join(columns.flatMap((column) => [sql.lit(column), sql.ref(`${alias}.${column}`)]))})`,
+  bound: (image) => sql`${image}`,
+  olderThan: (ms) =>
+    sql<SqlBool>`recorded_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${(ms / 1000).toFixed(3)} seconds`})`,
+  install: (log, target) =>
+    captureOps.flatMap(({ op, event, before, after }) => {
+      const name = quoted(triggerName(log, target.table, op));
+      const row = after ?? before;
+      const key = target.key.map((column) => `${row}.${quoted(column)}`).join(` || ',' || `);
+      const image = (side: string | null) =>
+        side
+          ? `json_object(${target.columns.map((column) => `${literal(column)}, ${side}.${quoted(column)}`).join(', ')})`
+          : 'null';
+      return [
+        sql.raw(`drop trigger if exists ${name}`),
+        sql.raw(
+          `create trigger ${name} after ${event} on ${quoted(target.table)} for each row begin insert into ${quoted(log)} (table_name, row_key, op, before_image, after_image) values (${literal(target.table)}, ${key}, '${op}', ${image(before)}, ${image(after)}); end`,
+        ),
+      ];
+    }),
+  remove: (log, { table }) =>
+    captureOps.map(({ op }) => sql.raw(`drop trigger if exists ${quoted(triggerName(log, table, op))}`)),
+  installed: async (db, log, table) => {
+    const { rows } = await sql<{ found: number }>`select 1 as found from sqlite_master
+      where type = 'trigger' and name = ${triggerName(log, table, 'i')}`.execute(db);
+    return rows.length > 0;
+  },
+};
+
 export const sqlite: SqlDialect = {
   name: 'sqlite',
   label: 'SQLite',
+  changeLog,
   connect(url, options) {
     const database = new Database(sqliteFilename(url), { timeout: options?.busyTimeoutMs ?? 5000 });
     database.pragma('journal_mode = WAL');

@@ -1,0 +1,286 @@
+import type { LiveChangeType } from '../request/live.js';
+import type { Viewer } from './audience.js';
+import type { ChangeLog, LoggedChange } from './log.js';
+import type { LiveSettings } from './settings.js';
+
+/** One topic of a subscription, resolved: the table it watches, who watches, and for a record its key. */
+export interface WatchedTopic {
+  readonly topic: string;
+  readonly table: string;
+  readonly viewer: Viewer;
+  /** A record's key as the log writes it; absent for a list's topic. */
+  readonly key?: string;
+  /** The id an event answers for a key of the log (a number for an integer key). */
+  readonly idOf: (key: string) => unknown;
+}
+
+/** What the hub hands a subscription: changes by topic, a reset of some topics, or the end. */
+export interface Delivery {
+  /** The position a client resumes from after this delivery. */
+  readonly seq: number;
+  readonly changes: readonly { topic: string; type: LiveChangeType; ids: unknown[] }[];
+}
+
+/** A stream's side of the hub. */
+export interface Subscriber {
+  readonly topics: readonly WatchedTopic[];
+  deliver(delivery: Delivery): void;
+  reset(topics: readonly string[], reason: 'expired' | 'rate' | 'late', seq: number): void;
+  /** A comment on the stream, so proxies and clients know it is alive. */
+  ping(): void;
+  end(reason: 'expired' | 'shutdown'): void;
+}
+
+/** A subscriber and the position it has reached. */
+interface Entry {
+  readonly subscriber: Subscriber;
+  /** The last sequence number it has (changes at or before it are not delivered to it). */
+  position: number;
+  /** Deliveries held while its resumed changes are read. */
+  held: Delivery[] | undefined;
+}
+
+/**
+ * One per service instance: reads the change log in `seq` order while streams are open and hands each
+ * change to the subscribers that may learn of it.
+ *
+ * A sequence number is taken when a change is recorded and becomes visible when its transaction
+ * commits, so a later number can be seen before an earlier one. The hub delivers in number order: past
+ * a missing number it waits (`gapMs`) for it to commit, then passes over it (a rolled-back write leaves
+ * one for ever). A passed-over number that appears afterwards is a change recorded late: its tables'
+ * subscribers get a `reset` rather than a change out of order.
+ */
+export class LiveHub {
+  private readonly entries = new Set<Entry>();
+  /** The last sequence number delivered or passed over; undefined until the log is first read. */
+  private cursor: number | undefined;
+  /** Since when each missing number has been waited for. */
+  private readonly waiting = new Map<number, number>();
+  /** Numbers passed over, and when: a change that appears under one is late. */
+  private readonly passed = new Map<number, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private pruner: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private reading: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly log: ChangeLog,
+    private readonly settings: LiveSettings,
+    private readonly warn: (error: unknown, message: string) => void,
+  ) {
+    // Every instance prunes: the log must not grow without streams, and a DELETE of nothing is cheap.
+    this.pruner = setInterval(() => {
+      log.prune(settings.retainMs).catch((error: unknown) => warn(error, 'pruning the change log failed'));
+    }, settings.pruneMs);
+    this.pruner.unref();
+  }
+
+  /** The subscribers open on this instance. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * Adds a subscriber from `resumeFrom` (a `Last-Event-ID`), or from now. Its changes after that
+   * position and up to the hub's are read first; a position the log no longer covers is a reset.
+   */
+  async subscribe(subscriber: Subscriber, resumeFrom: number | undefined): Promise<() => void> {
+    await this.start();
+    // A stream opened afresh starts from the log's end, not from this hub's last read: it must not
+    // hear of changes made before it opened.
+    const start = resumeFrom ?? (await this.log.bounds())?.last ?? 0;
+    const now = this.cursor ?? 0;
+    const entry: Entry = {
+      subscriber,
+      position: Math.max(start, resumeFrom === undefined ? now : 0),
+      held: undefined,
+    };
+    this.entries.add(entry);
+    this.ensureTimers();
+    const remove = () => {
+      this.entries.delete(entry);
+      if (this.entries.size === 0) this.stopTimers();
+    };
+    if (resumeFrom === undefined || resumeFrom >= now) return remove;
+    entry.held = [];
+    try {
+      const bounds = await this.log.bounds();
+      // Numbers between the client's and the first kept were pruned, or never committed: unknowable.
+      if (!bounds || bounds.first > resumeFrom + 1)
+        subscriber.reset(
+          subscriber.topics.map((topic) => topic.topic),
+          'expired',
+          now,
+        );
+      else {
+        const delivery = deliveryFor(subscriber.topics, await this.log.between(resumeFrom, now), now);
+        if (delivery) subscriber.deliver(delivery);
+      }
+      entry.position = now;
+      for (const held of entry.held) {
+        subscriber.deliver(held);
+        entry.position = held.seq;
+      }
+    } finally {
+      entry.held = undefined;
+    }
+    return remove;
+  }
+
+  /** Ends every stream (`shutdown`: the client reconnects, to another instance, and resumes). */
+  close(): void {
+    this.closed = true;
+    this.stopTimers();
+    if (this.pruner) clearInterval(this.pruner);
+    for (const { subscriber } of this.entries) subscriber.end('shutdown');
+    this.entries.clear();
+  }
+
+  /** Reads the log's position once, so a stream opened now starts from here. */
+  private async start(): Promise<void> {
+    if (this.cursor !== undefined) return;
+    const bounds = await this.log.bounds();
+    this.cursor ??= bounds?.last ?? 0;
+  }
+
+  private ensureTimers(): void {
+    if (this.closed) return;
+    if (!this.timer) this.schedule(0);
+    if (!this.heartbeat) {
+      this.heartbeat = setInterval(() => {
+        for (const { subscriber } of this.entries) subscriber.ping();
+      }, this.settings.heartbeatMs);
+      this.heartbeat.unref();
+    }
+  }
+
+  private stopTimers(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.timer = undefined;
+    this.heartbeat = undefined;
+  }
+
+  private schedule(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.reading = this.read()
+        .then(
+          (more) => more,
+          (error: unknown) => {
+            // The database is out of reach: the streams stay open, and the log is read again from
+            // where it was, so nothing is lost.
+            this.warn(error, 'reading the change log failed');
+            return false;
+          },
+        )
+        .then((more) => {
+          this.reading = undefined;
+          if (this.entries.size > 0 && !this.closed) this.schedule(more ? 0 : this.settings.pollMs);
+          else this.timer = undefined;
+        });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** One read of the log; true when a full batch came (read again at once). */
+  private async read(): Promise<boolean> {
+    await this.start();
+    const cursor = this.cursor ?? 0;
+    const now = Date.now();
+    for (const [seq, since] of this.passed) if (now - since > this.settings.retainMs) this.passed.delete(seq);
+    const batch = this.settings.batch;
+    const rows = await this.log.after(cursor, batch, [...this.passed.keys()]);
+    const late = rows.filter((row) => row.seq <= cursor);
+    const fresh = rows.filter((row) => row.seq > cursor);
+    if (late.length > 0) this.late(late, cursor);
+    const deliverable: LoggedChange[] = [];
+    let expected = cursor + 1;
+    for (const row of fresh) {
+      if (row.seq > expected) {
+        const since = this.waiting.get(expected) ?? now;
+        for (let seq = expected; seq < row.seq; seq++) if (!this.waiting.has(seq)) this.waiting.set(seq, now);
+        if (now - since < this.settings.gapMs) break;
+        for (let seq = expected; seq < row.seq; seq++) {
+          this.waiting.delete(seq);
+          this.passed.set(seq, now);
+        }
+      }
+      this.waiting.delete(row.seq);
+      deliverable.push(row);
+      expected = row.seq + 1;
+    }
+    if (deliverable.length === 0) return false;
+    const last = (deliverable[deliverable.length - 1] as LoggedChange).seq;
+    this.cursor = last;
+    for (const entry of this.entries) {
+      const mine = deliverable.filter((row) => row.seq > entry.position);
+      if (mine.length === 0) continue;
+      const delivery = deliveryFor(entry.subscriber.topics, mine, last);
+      if (!delivery) continue;
+      if (entry.held) entry.held.push(delivery);
+      else {
+        entry.position = last;
+        entry.subscriber.deliver(delivery);
+      }
+    }
+    return fresh.length === batch;
+  }
+
+  /** Changes recorded under numbers passed over: their tables' topics are reset. */
+  private late(rows: readonly LoggedChange[], cursor: number): void {
+    const tables = new Set(rows.map((row) => row.table));
+    for (const row of rows) this.passed.delete(row.seq);
+    for (const { subscriber } of this.entries) {
+      const topics = subscriber.topics.filter((topic) => tables.has(topic.table)).map((topic) => topic.topic);
+      if (topics.length > 0) subscriber.reset(topics, 'late', cursor);
+    }
+  }
+
+  /** Waits for a read in progress (tests, shutdown). */
+  async settled(): Promise<void> {
+    await this.reading;
+  }
+}
+
+/**
+ * What one subscriber learns of some changes: per topic, each row's change folded over the batch
+ * (seen before the first, seen after the last), grouped by type in the order rows first changed.
+ */
+export function deliveryFor(
+  topics: readonly WatchedTopic[],
+  rows: readonly LoggedChange[],
+  seq: number,
+): Delivery | undefined {
+  const changes: { topic: string; type: LiveChangeType; ids: unknown[] }[] = [];
+  for (const topic of topics) {
+    const folded = new Map<string, { before: boolean; after: boolean; between: boolean }>();
+    for (const row of rows) {
+      if (row.table !== topic.table || (topic.key !== undefined && row.key !== topic.key)) continue;
+      const before = topic.viewer.sees(row.before);
+      const after = topic.viewer.sees(row.after);
+      const known = folded.get(row.key);
+      if (known) {
+        known.between ||= known.after || before;
+        known.after = after;
+      } else folded.set(row.key, { before, after, between: false });
+    }
+    const byType = new Map<LiveChangeType, unknown[]>();
+    for (const [key, { before, after, between }] of folded) {
+      // A row the subscriber could see at no point of the batch is none of its business.
+      const type: LiveChangeType | undefined = after
+        ? before
+          ? 'updated'
+          : 'created'
+        : before || between
+          ? 'deleted'
+          : undefined;
+      if (!type) continue;
+      const ids = byType.get(type) ?? [];
+      byType.set(type, ids);
+      ids.push(topic.idOf(key));
+    }
+    for (const [type, ids] of byType) changes.push({ topic: topic.topic, type, ids });
+  }
+  return changes.length > 0 ? { seq, changes } : undefined;
+}

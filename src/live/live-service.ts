@@ -1,0 +1,106 @@
+import { ConfigurationError } from '../errors/configuration-error.js';
+import { RequestError } from '../errors/request-error.js';
+import type { LiveOptions } from '../resource/policy.js';
+import type { ResolvedResource } from '../resource/registry.js';
+import type { Connection } from '../sql/connect.js';
+import { type ChangeCapture, changeCapture, noCapture } from './capture.js';
+import { LiveHub, type WatchedTopic } from './hub.js';
+import { ChangeLog } from './log.js';
+import { type LiveSettings, liveSettings } from './settings.js';
+import { LiveStream } from './stream.js';
+
+/** What the core asks of live streams: each resource's capture, streams opened, and the end. */
+export interface LiveService {
+  readonly settings: LiveSettings;
+  /** How a resource's writes record their changes (nothing where its table's triggers do). */
+  capture(resource: ResolvedResource): ChangeCapture;
+  /**
+   * A stream of `topics` for a context: throws the 429 past `maxStreamsPerCaller`. The stream ends
+   * when `departed` fires, when the context's credentials expire, or when the service closes.
+   */
+  open(
+    topics: readonly WatchedTopic[],
+    ctx: unknown,
+    resumeFrom: number | undefined,
+    departed: (end: () => void) => void,
+  ): Promise<LiveStream>;
+  /** The streams open on this instance. */
+  readonly streams: number;
+  close(): void;
+}
+
+/**
+ * Live streams over `connection`: checks at start-up that the change log is there (created by
+ * `resource-query-service live setup`, never by the service on its own) and which tables' triggers
+ * record their changes.
+ */
+export async function createLiveService(
+  connection: Connection,
+  options: LiveOptions,
+  resources: Iterable<ResolvedResource>,
+  warn: (error: unknown, message: string) => void,
+): Promise<LiveService> {
+  const settings = liveSettings(options);
+  const { changeLog } = connection.dialect;
+  const log = new ChangeLog(connection.db, changeLog, settings.table);
+  await log.bounds().catch((error: unknown) => {
+    throw new ConfigurationError(
+      `Live streams need the change log table "${settings.table}", which could not be read (${error instanceof Error ? error.message : String(error)}). Create it with: resource-query-service live setup --config <module>`,
+    );
+  });
+  const captures = new Map<ResolvedResource, ChangeCapture>();
+  for (const resource of resources) {
+    const triggered = await changeLog.installed(connection.db, settings.table, resource.table);
+    captures.set(
+      resource,
+      triggered || !resource.primaryKey ? noCapture : changeCapture(resource, changeLog, settings.table),
+    );
+  }
+  const hub = new LiveHub(log, settings, warn);
+  const perCaller = new Map<string, number>();
+  return {
+    settings,
+    capture: (resource) => captures.get(resource) ?? noCapture,
+    get streams() {
+      return hub.size;
+    },
+    async open(topics, ctx, resumeFrom, departed) {
+      const caller = settings.caller(ctx) ?? '';
+      const held = perCaller.get(caller) ?? 0;
+      if (held >= settings.maxStreamsPerCaller) {
+        const message = `You have ${held} live streams open here, the most allowed: close one (a tab carries all its topics on one stream).`;
+        throw new RequestError(429, { message, errors: { live: [message] } }, { 'retry-after': '5' });
+      }
+      perCaller.set(caller, held + 1);
+      const stream = new LiveStream(topics, settings.maxEventsPerSecond, settings.pollMs * 5);
+      let expiry: NodeJS.Timeout | undefined;
+      let remove: (() => void) | undefined;
+      let ended = false;
+      stream.onEnd = () => {
+        ended = true;
+        if (expiry) clearTimeout(expiry);
+        remove?.();
+        const left = (perCaller.get(caller) ?? 1) - 1;
+        if (left > 0) perCaller.set(caller, left);
+        else perCaller.delete(caller);
+      };
+      try {
+        remove = await hub.subscribe(stream, resumeFrom);
+      } catch (error) {
+        stream.finish();
+        throw error;
+      }
+      if (ended) remove();
+      const expiresAt = settings.expiresAt(ctx);
+      if (expiresAt !== undefined)
+        // setTimeout takes at most 2^31 - 1 ms (24.8 days); a longer-lived token ends its stream then.
+        expiry = setTimeout(
+          () => stream.end('expired'),
+          Math.min(2 ** 31 - 1, Math.max(0, expiresAt * 1000 - Date.now())),
+        );
+      departed(() => stream.finish());
+      return stream;
+    },
+    close: () => hub.close(),
+  };
+}
