@@ -10,6 +10,7 @@ import { type Catalog, canCreate, canEdit, keyOf, representation, singular } fro
 import { DashboardPage } from './Dashboard.js';
 import { dottedFilter } from './filters.js';
 import { ListPage } from './lists.js';
+import { livePaths, withOwnWrites } from './live.js';
 import { CreatePage, EditPage, ShowPage } from './records.js';
 import { authHeaders, storedToken, TokenLogin, tokenAuthProvider } from './session.js';
 
@@ -28,13 +29,27 @@ async function apiPrefix(): Promise<string> {
   }
 }
 
-/** The index and every schema document the token may read (one that fails is left out, with its reason). */
+/** The service's OpenAPI document, or undefined where it serves none (`openapi: false`). */
+async function openapiOf(prefix: string, options: { headers: Record<string, string>; signal: AbortSignal }) {
+  try {
+    const response = await fetch(`${prefix}/openapi.json`, options);
+    return response.ok ? ((await response.json()) as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The index and every schema document the token may read (one that fails is left out, with its
+ * reason), and which of them are live (from the OpenAPI document, read meanwhile).
+ */
 async function loadCatalog(
   prefix: string,
   token: string | undefined,
   signal: AbortSignal,
 ): Promise<Catalog & { problems: string[] }> {
   const options = { headers: authHeaders(token), signal };
+  const openapi = openapiOf(prefix, options);
   const entries = await fetchIndex({ prefix, ...options });
   const problems: string[] = [];
   const documents = await Promise.all(
@@ -48,7 +63,16 @@ async function loadCatalog(
       ),
     ),
   );
-  return { entries, schemas: new Map(documents.filter((document) => document !== undefined)), problems };
+  return {
+    entries,
+    schemas: new Map(documents.filter((document) => document !== undefined)),
+    live: livePaths(
+      await openapi,
+      prefix.replace(/\/$/, ''),
+      entries.map((entry) => entry.path),
+    ),
+    problems,
+  };
 }
 
 /** react-admin's English, with each resource named as its schema document titles it ("User", "Users"). */
@@ -109,14 +133,16 @@ export function App() {
   const dataProvider = useMemo(() => {
     if (!loaded || 'error' in loaded) return undefined;
     const { catalog, prefix } = loaded;
-    return withDottedFilters(
-      reactAdminDataProvider({
-        apiUrl: prefix,
-        headers: () => authHeaders(storedToken()),
-        simplePagination: [...catalog.schemas]
-          .filter(([, schema]) => schema.table.total === 'none')
-          .map(([path]) => path),
-      }),
+    return withOwnWrites(
+      withDottedFilters(
+        reactAdminDataProvider({
+          apiUrl: prefix,
+          headers: () => authHeaders(storedToken()),
+          simplePagination: [...catalog.schemas]
+            .filter(([, schema]) => schema.table.total === 'none')
+            .map(([path]) => path),
+        }),
+      ),
     );
   }, [loaded]);
 

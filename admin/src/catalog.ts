@@ -9,6 +9,8 @@ export interface Catalog {
   entries: readonly ResourceEntry[];
   /** Schema documents by endpoint path (a resource whose document failed to load is left out). */
   schemas: ReadonlyMap<string, SchemaDocument>;
+  /** The endpoint paths whose lists and records the service streams changes of (none: no live pages). */
+  live?: ReadonlySet<string>;
 }
 
 /**

@@ -27,6 +27,7 @@ import { type Catalog, can, canCreate, keyOf, pathOfResource } from './catalog.j
 import { dashboardParts } from './dashboard-plan.js';
 import { columnField, keyField, relationOfKey, valueField } from './fields.js';
 import { listFilters } from './filters.js';
+import { listTopic, useCoalesced, useLiveTopic } from './live.js';
 
 /** A column of a list: what it shows, what it sorts by, and what the request must ask for it. */
 export interface ListColumn {
@@ -219,6 +220,14 @@ function ListActions({ schema, path, meta }: { schema: SchemaDocument; path: str
   );
 }
 
+/** The list refetches its page when its resource changes (an event names ids, not rows). */
+function LiveList({ path }: { path: string }) {
+  const { refetch } = useListContext();
+  const refetchSoon = useCoalesced(() => void refetch());
+  useLiveTopic(listTopic(path), refetchSoon);
+  return null;
+}
+
 /** A resource's list, drawn from its schema document. */
 export function ListPage({ catalog, path }: { catalog: Catalog; path: string }) {
   const schema = catalog.schemas.get(path) as SchemaDocument;
@@ -239,6 +248,7 @@ export function ListPage({ catalog, path }: { catalog: Catalog; path: string }) 
       exporter={false}
       title={schema.table.title}
     >
+      {catalog.live?.has(path) && <LiveList path={path} />}
       <DataTable
         hiddenColumns={hidden}
         rowClick={can(schema, 'read') ? 'show' : false}

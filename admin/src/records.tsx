@@ -1,4 +1,5 @@
 import {
+  Alert,
   Box,
   Chip,
   Dialog,
@@ -29,18 +30,22 @@ import {
   Toolbar,
   TopToolbar,
   useDataProvider,
+  useEditContext,
   useNotify,
   useRecordContext,
+  useRedirect,
   useRefresh,
   useResourceContext,
   useSaveContext,
+  useShowContext,
 } from 'react-admin';
-import { useFormContext } from 'react-hook-form';
+import { useFormContext, useFormState } from 'react-hook-form';
 import type { RecordData, SchemaDocument, SchemaReferences } from '../../src/client/index.js';
 import type { LoadMeta } from '../../src/providers/react-admin.js';
 import { type Catalog, can, canEdit, keyOf, pathOfResource, singular, titleOf } from './catalog.js';
 import { columnField } from './fields.js';
 import { FormInputs, jsonValues } from './inputs.js';
+import { isOwnWrite, recordTopic, useCoalesced, useLiveTopic } from './live.js';
 
 type Collection = SchemaDocument['detail']['collections'][number];
 
@@ -119,10 +124,31 @@ function ShowActions({ schema }: { schema: SchemaDocument }) {
   );
 }
 
+/**
+ * A record's page follows its record: a change refetches it, a deletion by someone else says so and
+ * goes back to the list (this tab's own delete already goes there).
+ */
+function LiveShow({ path }: { path: string }) {
+  const record = useRecordContext();
+  const { refetch } = useShowContext();
+  const notify = useNotify();
+  const redirect = useRedirect();
+  const refetchSoon = useCoalesced(() => void refetch());
+  const id = record?.id;
+  useLiveTopic(id === undefined ? undefined : recordTopic(path, id), (event) => {
+    if (event.type !== 'deleted') return refetchSoon();
+    if (id === undefined || isOwnWrite(path, id, 'deleted')) return;
+    notify('This record was deleted by someone else.', { type: 'warning' });
+    redirect('list', path);
+  });
+  return null;
+}
+
 export function ShowPage({ catalog, path }: { catalog: Catalog; path: string }) {
   const schema = catalog.schemas.get(path) as SchemaDocument;
   return (
     <Show queryOptions={{ meta: { ...showMeta(schema) } }} actions={<ShowActions schema={schema} />}>
+      {catalog.live?.has(path) && <LiveShow path={path} />}
       <SimpleShowLayout>
         {schema.detail.fields.map((field) => (
           <Labeled key={field.key} label={field.label}>
@@ -213,6 +239,58 @@ function ConflictDialog({ schema }: { schema: SchemaDocument }) {
   );
 }
 
+/**
+ * Someone else's change to the record being edited. A form nobody has touched takes it at once (it is
+ * read again; nothing of the user's is lost). An edited one is not reset under the user's hands: a
+ * banner says so and offers to reload (dropping the edits); a save without reloading still sends the
+ * ETag the form was read with, so it meets the 412 dialog rather than overwriting the other change.
+ */
+function LiveEditNotice({ path }: { path: string }) {
+  const record = useRecordContext();
+  const { refetch } = useEditContext();
+  // Read while rendering: react-hook-form tracks only the parts of the form state a render reads.
+  const { isDirty } = useFormState();
+  const notify = useNotify();
+  const redirect = useRedirect();
+  const [changed, setChanged] = useState<'updated' | 'deleted'>();
+  const id = record?.id;
+  useLiveTopic(id === undefined ? undefined : recordTopic(path, id), (event) => {
+    if (id === undefined || isOwnWrite(path, id, event.type)) return;
+    if (event.type === 'deleted') return setChanged('deleted');
+    if (changed === undefined && !isDirty) {
+      void refetch();
+      notify('This record was changed by someone else; the form shows the saved values.', { type: 'info' });
+      return;
+    }
+    setChanged('updated');
+  });
+  if (changed === undefined) return null;
+  return (
+    <Alert
+      severity="warning"
+      sx={{ mb: 2, width: '100%' }}
+      data-testid="live-changed"
+      action={
+        changed === 'deleted' ? (
+          <Button label="Back to the list" onClick={() => redirect('list', path)} />
+        ) : (
+          <Button
+            label="Reload"
+            onClick={() => {
+              setChanged(undefined);
+              void refetch();
+            }}
+          />
+        )
+      }
+    >
+      {changed === 'deleted'
+        ? 'This record was deleted by someone else since you opened it.'
+        : 'This record was changed by someone else since you opened it. Reload to see their values (your edits are dropped), or save to compare them with yours.'}
+    </Alert>
+  );
+}
+
 function EditToolbar({ schema }: { schema: SchemaDocument }) {
   return (
     <Toolbar sx={{ display: 'flex', justifyContent: 'space-between' }}>
@@ -296,6 +374,7 @@ export function EditPage({ catalog, path }: { catalog: Catalog; path: string }) 
         redirect="show"
       >
         <SimpleForm toolbar={<EditToolbar schema={schema} />}>
+          {catalog.live?.has(path) && <LiveEditNotice path={path} />}
           <FormInputs catalog={catalog} schema={schema} />
           <ConflictDialog schema={schema} />
         </SimpleForm>

@@ -1,7 +1,8 @@
 /**
  * A typed client of the service, for browsers and Node (only `fetch`): the schema index, schema
- * documents, lists, and the records API (read one, create, update, delete, restore, with ETags). URLs
- * are resolved against `baseUrl` (default: relative, for a page served by the service itself).
+ * documents, lists, the records API (read one, create, update, delete, restore, with ETags), and live
+ * subscriptions to lists and records (`createLiveClient`). URLs are resolved against `baseUrl`
+ * (default: relative, for a page served by the service itself).
  */
 export type { ValueShape } from '../kinds/operators.js';
 export type { Action } from '../resource/policy.js';
@@ -22,6 +23,19 @@ export type {
 export { isVisible } from '../schema/visible-when.js';
 export * from './calls.js';
 export {
+  createLiveClient,
+  type LiveChange,
+  type LiveChangeType,
+  type LiveClient,
+  type LiveEvent,
+  type LiveHeaders,
+  type LiveOptions,
+  type LiveReset,
+  type LiveSubscriber,
+  parseTopic,
+  topicOf,
+} from './live.js';
+export {
   type AggregateQuery,
   buildAggregateQuery,
   buildListQuery,
@@ -38,6 +52,7 @@ export {
   type ListQuery,
   operatorShape,
 } from './query.js';
+export { type SseEvent, SseParser, type SseParserOptions } from './sse.js';
 export {
   createClient,
   type EndpointRoutes,

@@ -1,6 +1,7 @@
 /**
  * A react-admin (ra-core v5) data provider for the service. Only `HttpError` is taken from ra-core at
- * run time: react-admin recognises it, and shows `body.errors` under the form's inputs.
+ * run time: react-admin recognises it, and shows `body.errors` under the form's inputs. Live updates
+ * follow react-admin's realtime convention (`subscribe`/`unsubscribe`, as ra-realtime calls them).
  */
 import type {
   CreateParams,
@@ -18,17 +19,22 @@ import type {
   UpdateParams,
 } from 'ra-core';
 import { HttpError } from 'ra-core';
-import type {
-  AggregateAnswer,
-  AggregateQuery,
-  ErrorMap,
-  ExportFormat,
-  ListQuery,
-  RecordData,
+import {
+  type AggregateAnswer,
+  type AggregateQuery,
+  type ApiError,
+  type ErrorMap,
+  type ExportFormat,
+  type ListQuery,
+  type LiveChangeType,
+  type LiveEvent,
+  type LiveReset,
+  type RecordData,
+  topicOf,
 } from '../client/index.js';
 import type { FilterNode, FilterOperator, FilterScalar, FilterValue } from '../client/query.js';
 import { operatorShapes } from '../kinds/operators.js';
-import { loadQuery, type ProviderOptions, recordsApi } from './shared.js';
+import { endpointPath, keysOf, liveClientOf, loadQuery, type ProviderOptions, recordsApi } from './shared.js';
 
 export type { LoadMeta, ProviderOptions } from './shared.js';
 
@@ -164,8 +170,33 @@ export interface RestoreParams {
 }
 
 /**
- * The react-admin data provider, with `exportList`, `getAggregate` and `restore` beside react-admin's
- * own methods.
+ * An event of react-admin's realtime convention, on a topic `resource/<resource>` (a list) or
+ * `resource/<resource>/<id>` (a record, the id as react-admin has it, not escaped).
+ */
+export type RealtimeEvent =
+  | {
+      readonly type: LiveChangeType;
+      readonly topic: string;
+      readonly payload: { readonly ids: Identifier[] };
+      readonly date: Date;
+    }
+  | {
+      /**
+       * What the topic shows may have changed in ways the stream cannot tell (changes no longer kept,
+       * a burst, a change recorded late): refetch it all. ra-realtime's list hooks refetch on any
+       * event; code that switches on `created`/`updated`/`deleted` should treat `reset` as all three.
+       */
+      readonly type: 'reset';
+      readonly topic: string;
+      readonly payload: { readonly reason: LiveReset['reason'] };
+      readonly date: Date;
+    };
+
+export type RealtimeCallback = (event: RealtimeEvent) => void;
+
+/**
+ * The react-admin data provider, with `exportList`, `getAggregate`, `restore` and the realtime
+ * methods beside react-admin's own methods.
  */
 export type ServiceDataProvider = DataProvider & {
   /**
@@ -186,7 +217,68 @@ export type ServiceDataProvider = DataProvider & {
    * exist, is an `HttpError` with the service's 404 (403 where the context may not restore).
    */
   restore<R extends RaRecord = RaRecord>(resource: string, params: RestoreParams): Promise<{ data: R }>;
+  /**
+   * Calls `callback` with each change of a list (`resource/<resource>`) or a record
+   * (`resource/<resource>/<id>`), through one stream for all topics (`<apiUrl>/live`). Resolves once
+   * the stream carrying the topic is open; rejects with an `HttpError` when the service refuses it:
+   * 404 where it has no live route, 422 for a resource that is not live, 401/403. The subscription
+   * stays until `unsubscribe` (a refused topic is asked for again when the topics change).
+   */
+  subscribe(topic: string, callback: RealtimeCallback): Promise<{ data: null }>;
+  /** Stops the callbacks `subscribe` gave for this topic; the stream closes with its last topic. */
+  unsubscribe(topic: string, callback: RealtimeCallback): Promise<{ data: null }>;
 };
+
+/** A react-admin topic's resource and record id, or undefined when it is not one. */
+function realtimeTopic(topic: string): { resource: string; id?: string } | undefined {
+  const match = /^resource\/([^/]+)(?:\/(.+))?$/.exec(topic);
+  if (!match) return undefined;
+  const [, resource = '', id] = match;
+  return id === undefined ? { resource } : { resource, id };
+}
+
+/** The realtime methods: each react-admin topic mapped to the service's, the events mapped back. */
+function realtime(options: ReactAdminOptions) {
+  const live = liveClientOf(options);
+  const subscriptions = new Map<string, Map<RealtimeCallback, (() => void)[]>>();
+  const toError = (error: ApiError) => httpError(error.status, error.envelope.message, error.envelope.errors);
+  const forget = (topic: string, callback: RealtimeCallback) => {
+    const byCallback = subscriptions.get(topic);
+    for (const unsubscribe of byCallback?.get(callback) ?? []) unsubscribe();
+    byCallback?.delete(callback);
+    if (byCallback?.size === 0) subscriptions.delete(topic);
+  };
+  return {
+    subscribe: (topic: string, callback: RealtimeCallback): Promise<{ data: null }> => {
+      const parsed = realtimeTopic(topic);
+      if (!parsed)
+        return Promise.reject(
+          httpError(422, `"${topic}" is no topic: resource/<resource> or resource/<resource>/<id>.`, {}),
+        );
+      const served = topicOf(endpointPath(options, parsed.resource), parsed.id);
+      return new Promise((resolve, reject) => {
+        const unsubscribe = live.subscribe(served, {
+          onEvent: (event: LiveEvent) =>
+            callback(
+              event.kind === 'change'
+                ? { type: event.type, topic, payload: { ids: keysOf(event.ids) }, date: new Date() }
+                : { type: 'reset', topic, payload: { reason: event.reason }, date: new Date() },
+            ),
+          onOpen: () => resolve({ data: null }),
+          // Only the first settles the promise: react-admin's realtime methods have no other channel.
+          onError: (error) => reject(toError(error)),
+        });
+        const byCallback = subscriptions.get(topic) ?? new Map<RealtimeCallback, (() => void)[]>();
+        subscriptions.set(topic, byCallback);
+        byCallback.set(callback, [...(byCallback.get(callback) ?? []), unsubscribe]);
+      });
+    },
+    unsubscribe: (topic: string, callback: RealtimeCallback): Promise<{ data: null }> => {
+      forget(topic, callback);
+      return Promise.resolve({ data: null });
+    },
+  };
+}
 
 /** A data provider over the service's list and records API (docs/react-admin-and-refine.md). */
 export function reactAdminDataProvider(options: ReactAdminOptions): ServiceDataProvider {
@@ -277,6 +369,8 @@ export function reactAdminDataProvider(options: ReactAdminOptions): ServiceDataP
         meta,
         signal,
       ),
+
+    ...realtime(options),
 
     supportAbortSignal: true,
   };

@@ -1,7 +1,7 @@
 /**
- * A refine (@refinedev/core v5) data provider for the service. Nothing of refine is needed at run
- * time: its types only, and errors shaped as its `HttpError` (`message`, `statusCode`, `errors` keyed by
- * field, which forms show under their inputs).
+ * A refine (@refinedev/core v5) data provider for the service, and a live provider over its live
+ * streams. Nothing of refine is needed at run time: its types only, and errors shaped as its
+ * `HttpError` (`message`, `statusCode`, `errors` keyed by field, which forms show under their inputs).
  */
 import type {
   BaseRecord,
@@ -15,6 +15,8 @@ import type {
   GetManyParams,
   GetOneParams,
   HttpError,
+  LiveEvent,
+  LiveProvider,
   LogicalFilter,
   Pagination,
   UpdateParams,
@@ -27,9 +29,11 @@ import {
   type ExportFormat,
   type ListQuery,
   type RecordData,
+  type LiveEvent as ServiceLiveEvent,
+  topicOf,
 } from '../client/index.js';
 import type { FilterNode, FilterOperator, FilterScalar, FilterValue } from '../client/query.js';
-import { loadQuery, type ProviderOptions, recordsApi } from './shared.js';
+import { endpointPath, keysOf, liveClientOf, loadQuery, type ProviderOptions, recordsApi } from './shared.js';
 
 export type { LoadMeta, ProviderOptions } from './shared.js';
 
@@ -316,4 +320,76 @@ async function custom(api: ReturnType<typeof recordsApi>, params: CustomParams<u
     throw newError(response.status, envelope.message ?? response.statusText, envelope.errors ?? {});
   }
   return body;
+}
+
+export interface RefineLiveOptions extends ProviderOptions {
+  /**
+   * A refusal of a channel's stream (404: the service has no live route; 422: a resource that is not
+   * live; 401/403): refine's live hooks have no place for it. Default: none (the pages still work,
+   * without live updates).
+   */
+  onError?: (error: RefineHttpError, channel: string) => void;
+}
+
+/** What `subscribe` gives back, for `unsubscribe`. */
+export interface RefineLiveSubscription {
+  readonly channel: string;
+  /** The service's topic (`resource/users`, `resource/users/7`), or undefined for a channel not of a resource. */
+  readonly topic: string | undefined;
+  close(): void;
+}
+
+type SubscribeOptions = Parameters<LiveProvider['subscribe']>[0];
+
+const CHANNEL = 'resources/';
+
+/**
+ * refine's live provider over the service's live streams (one stream for every subscription). A
+ * channel `resources/<resource>` is the list's topic; with one id in `params.ids` (`useOne`) the
+ * record's; with several (`useMany`) the list's, its changes passed on only when they name one of
+ * those ids. An event is `{ channel, type, payload: { ids }, date }`; a reset (the server cannot tell
+ * what changed) is `type: "*"` with an empty payload, which refine's hooks answer by refetching.
+ * `publish` is absent: the service publishes its own writes.
+ */
+export function refineLiveProvider(options: RefineLiveOptions): LiveProvider & {
+  subscribe(options: SubscribeOptions): RefineLiveSubscription;
+  unsubscribe(subscription: RefineLiveSubscription): void;
+} {
+  const live = liveClientOf(options);
+  return {
+    subscribe: ({ channel, types, params, callback }: SubscribeOptions): RefineLiveSubscription => {
+      const resource = channel.startsWith(CHANNEL) ? channel.slice(CHANNEL.length) : undefined;
+      if (!resource) return { channel, topic: undefined, close: () => {} };
+      const ids = params?.ids ?? (params?.id !== undefined ? [params.id] : []);
+      const path = endpointPath(options, resource);
+      const topic = ids.length === 1 ? topicOf(path, ids[0]) : topicOf(path);
+      const wanted = ids.length > 1 ? new Set(ids.map(String)) : undefined;
+      const everything = types.length === 0 || types.includes('*');
+      const onEvent = (event: ServiceLiveEvent) => {
+        if (event.kind === 'reset') {
+          callback({ channel, type: '*', payload: {}, date: new Date() });
+          return;
+        }
+        if (!everything && !types.includes(event.type)) return;
+        if (wanted && !event.ids.some((id) => wanted.has(String(id)))) return;
+        const refined: LiveEvent = {
+          channel,
+          type: event.type,
+          payload: { ids: keysOf(event.ids) },
+          date: new Date(),
+        };
+        callback(refined);
+      };
+      const close = live.subscribe(topic, {
+        onEvent,
+        onError: (error) =>
+          options.onError?.(
+            new RefineHttpError(error.status, error.envelope.message, error.envelope.errors),
+            channel,
+          ),
+      });
+      return { channel, topic, close };
+    },
+    unsubscribe: (subscription: RefineLiveSubscription) => subscription.close(),
+  };
 }

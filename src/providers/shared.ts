@@ -1,14 +1,15 @@
 /**
  * What the react-admin and refine data providers share: resource names → endpoint paths, headers per
  * request, the record calls of the client (no second HTTP layer), ETags kept between a read and the
- * write that follows it, and one way to turn the service's refusals into each library's error.
- * Browser-safe: only `fetch`.
+ * write that follows it, one way to turn the service's refusals into each library's error, and the
+ * live client their subscriptions go through. Browser-safe: only `fetch`.
  */
 import {
   type AggregateAnswer,
   type AggregateQuery,
   ApiError,
   type ClientOptions,
+  createLiveClient,
   createRecord,
   deleteRecord,
   type ErrorMap,
@@ -21,6 +22,7 @@ import {
   fetchRecord,
   isLengthAware,
   type ListQuery,
+  type LiveClient,
   patchRecord,
   type RecordData,
   restoreRecord,
@@ -151,13 +153,34 @@ export function loadQuery(meta: unknown): LoadQuery {
   };
 }
 
+/** The endpoint path (`users`, no slash) of a resource as the app names it. */
+export const endpointPath = (options: ProviderOptions, resource: string): string =>
+  (options.resources?.[resource] ?? resource).replace(/^\//, '');
+
+/**
+ * The live client of a provider: `<apiUrl>/live`, with the provider's headers (asked again at each
+ * opening, so a refreshed token is sent) and fetch.
+ */
+export function liveClientOf(options: ProviderOptions): LiveClient {
+  return createLiveClient({
+    baseUrl: options.apiUrl.replace(/\/$/, ''),
+    prefix: '',
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
+}
+
+/** A stream's ids as the libraries' keys (a string or a number; anything else as its text). */
+export const keysOf = (ids: readonly unknown[]): (string | number)[] =>
+  ids.map((id) => (typeof id === 'number' || typeof id === 'string' ? id : String(id)));
+
 /** The record calls both providers make, with the library's error type. */
 export function recordsApi(options: ProviderOptions, toError: ErrorFactory) {
   const baseUrl = options.apiUrl.replace(/\/$/, '');
   const etags = new Map<string, string>();
   const keyOf = (resource: string, id: unknown) => `${resource}\n${String(id)}`;
 
-  const endpoint = (resource: string) => `/${(options.resources?.[resource] ?? resource).replace(/^\//, '')}`;
+  const endpoint = (resource: string) => `/${endpointPath(options, resource)}`;
   const clientOptions = async (signal?: AbortSignal): Promise<ClientOptions> => {
     const headers = typeof options.headers === 'function' ? await options.headers() : options.headers;
     return {
