@@ -54,15 +54,20 @@ export class LiveHub {
   private readonly entries = new Set<Entry>();
   /** The last sequence number delivered or passed over; undefined until the log is first read. */
   private cursor: number | undefined;
-  /** Since when each missing number has been waited for. */
-  private readonly waiting = new Map<number, number>();
-  /** Numbers passed over, and when: a change that appears under one is late. */
-  private readonly passed = new Map<number, number>();
+  /** The missing number the hub waits at, and since when (a gap is waited for from its first number). */
+  private waiting: { readonly seq: number; readonly since: number } | undefined;
+  /**
+   * Ranges of numbers passed over, and when: a change that appears in one is late. Ranges, not numbers:
+   * a sequence may jump by thousands (a cache of numbers lost at a restart, an increment above one).
+   * The newest `MAX_PASSED` are watched.
+   */
+  private passed: { readonly from: number; readonly to: number; readonly at: number }[] = [];
   private timer: NodeJS.Timeout | undefined;
   private pruner: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   private closed = false;
+  private started = false;
 
   constructor(
     private readonly log: ChangeLog,
@@ -139,9 +144,12 @@ export class LiveHub {
 
   /** Reads the log's position once, so a stream opened now starts from here. */
   private async start(): Promise<void> {
-    if (this.cursor !== undefined) return;
+    if (this.started) return;
+    this.started = true;
+    // An empty log (all pruned) tells no position: the first change read then starts the hub. Read
+    // once: a later look would pass over changes not yet delivered.
     const bounds = await this.log.bounds();
-    this.cursor ??= bounds?.last ?? 0;
+    if (bounds) this.cursor ??= bounds.last;
   }
 
   private ensureTimers(): void {
@@ -186,11 +194,11 @@ export class LiveHub {
   /** One read of the log; true when a full batch came (read again at once). */
   private async read(): Promise<boolean> {
     await this.start();
-    const cursor = this.cursor ?? 0;
     const now = Date.now();
-    for (const [seq, since] of this.passed) if (now - since > this.settings.retainMs) this.passed.delete(seq);
+    this.passed = this.passed.filter((range) => now - range.at <= this.settings.retainMs);
     const batch = this.settings.batch;
-    const rows = await this.log.after(cursor, batch, [...this.passed.keys()]);
+    const rows = await this.log.after(this.cursor ?? 0, batch, this.passed);
+    const cursor = this.cursor ?? (rows[0]?.seq ?? 1) - 1;
     const late = rows.filter((row) => row.seq <= cursor);
     const fresh = rows.filter((row) => row.seq > cursor);
     if (late.length > 0) this.late(late, cursor);
@@ -198,15 +206,12 @@ export class LiveHub {
     let expected = cursor + 1;
     for (const row of fresh) {
       if (row.seq > expected) {
-        const since = this.waiting.get(expected) ?? now;
-        for (let seq = expected; seq < row.seq; seq++) if (!this.waiting.has(seq)) this.waiting.set(seq, now);
-        if (now - since < this.settings.gapMs) break;
-        for (let seq = expected; seq < row.seq; seq++) {
-          this.waiting.delete(seq);
-          this.passed.set(seq, now);
-        }
+        if (this.waiting?.seq !== expected) this.waiting = { seq: expected, since: now };
+        if (now - this.waiting.since < this.settings.gapMs) break;
+        this.passed.push({ from: expected, to: row.seq - 1, at: now });
+        if (this.passed.length > MAX_PASSED) this.passed.shift();
       }
-      this.waiting.delete(row.seq);
+      this.waiting = undefined;
       deliverable.push(row);
       expected = row.seq + 1;
     }
@@ -230,7 +235,16 @@ export class LiveHub {
   /** Changes recorded under numbers passed over: their tables' topics are reset. */
   private late(rows: readonly LoggedChange[], cursor: number): void {
     const tables = new Set(rows.map((row) => row.table));
-    for (const row of rows) this.passed.delete(row.seq);
+    // Each number is reported once: its range is split around it (the rest may still come).
+    for (const { seq } of rows)
+      this.passed = this.passed.flatMap((range) =>
+        seq < range.from || seq > range.to
+          ? [range]
+          : [
+              ...(seq > range.from ? [{ ...range, to: seq - 1 }] : []),
+              ...(seq < range.to ? [{ ...range, from: seq + 1 }] : []),
+            ],
+      );
     for (const { subscriber } of this.entries) {
       const topics = subscriber.topics.filter((topic) => tables.has(topic.table)).map((topic) => topic.topic);
       if (topics.length > 0) subscriber.reset(topics, 'late', cursor);
@@ -242,6 +256,9 @@ export class LiveHub {
     await this.reading;
   }
 }
+
+/** How many ranges of passed-over numbers are watched for late changes. */
+const MAX_PASSED = 100;
 
 /**
  * What one subscriber learns of some changes: per topic, each row's change folded over the batch

@@ -44,11 +44,16 @@ export class ChangeLog {
     readonly table: string,
   ) {}
 
-  /** The changes after `seq` (and those of `also`, sequence numbers passed over earlier), in order. */
-  async after(seq: number, limit: number, also: readonly number[] = []): Promise<LoggedChange[]> {
+  /** The changes after `seq` (and those in `also`, ranges of numbers passed over earlier), in order. */
+  async after(
+    seq: number,
+    limit: number,
+    also: readonly { from: number; to: number }[] = [],
+  ): Promise<LoggedChange[]> {
+    const ranges = also.map(({ from, to }) => sql` or seq between ${from} and ${to}`);
     const { rows } = await sql<LogRow>`select seq, table_name, row_key, before_image, after_image
       from ${sql.table(this.table)}
-      where seq > ${seq}${also.length > 0 ? sql` or seq in (${sql.join(also)})` : sql``}
+      where seq > ${seq}${sql.join(ranges, sql``)}
       order by seq limit ${limit}`.execute(this.db);
     return rows.map(changeOf);
   }

@@ -1,0 +1,80 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type Delivery, LiveHub, type Subscriber } from '../../src/live/hub.js';
+import { ChangeLog } from '../../src/live/log.js';
+import { liveSettings } from '../../src/live/settings.js';
+import { connect } from '../../src/sql/connect.js';
+
+/**
+ * The hub's order on a real SQLite log whose rows the test numbers itself: a missing number holds the
+ * changes after it until it commits or `gapMs` passes, and one that commits after it was passed over
+ * resets its table's topics instead of arriving out of order.
+ */
+describe('the live hub', () => {
+  const connection = connect(`sqlite:${join(mkdtempSync(join(tmpdir(), 'rqs-hub-')), 'hub.db')}`);
+  afterAll(() => connection.close());
+
+  it('waits for a missing number, passes over it after gapMs, and resets on its late arrival', async () => {
+    for (const statement of connection.dialect.changeLog.create('live_changes'))
+      await statement.execute(connection.db);
+    const record = (seq: number, key: string) =>
+      sql`insert into live_changes (seq, table_name, row_key, op, before_image, after_image)
+        values (${seq}, 'notes', ${key}, 'i', null, '{}')`.execute(connection.db);
+    await record(1, 'a');
+    const settings = liveSettings({ pollMs: 10, gapMs: 300 });
+    const hub = new LiveHub(
+      new ChangeLog(connection.db, connection.dialect.changeLog, 'live_changes'),
+      settings,
+      (error) => {
+        throw error;
+      },
+    );
+    const seen: string[] = [];
+    let wake: () => void = () => undefined;
+    const subscriber: Subscriber = {
+      topics: [
+        {
+          topic: 'resource/notes',
+          table: 'notes',
+          viewer: { group: '*', sees: (image) => image !== null },
+          idOf: (key) => key,
+        },
+      ],
+      deliver: (delivery: Delivery) => {
+        for (const change of delivery.changes)
+          seen.push(`${delivery.seq} ${change.type} ${change.ids.join(',')}`);
+        wake();
+      },
+      reset: (topics, reason, seq) => {
+        seen.push(`${seq} reset ${reason} ${topics.join(',')}`);
+        wake();
+      },
+      ping: () => undefined,
+      end: () => undefined,
+    };
+    const next = () =>
+      new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    const remove = await hub.subscribe(subscriber, undefined);
+    // 3 is committed, 2 not yet: 3 waits.
+    await record(3, 'c');
+    const passedOver = next();
+    const started = Date.now();
+    await passedOver;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(seen).toEqual(['3 created c']);
+    // 2 commits after it was passed over: its table's topics are reset, once.
+    const late = next();
+    await record(2, 'b');
+    await late;
+    await record(4, 'd');
+    await next();
+    expect(seen).toEqual(['3 created c', '3 reset late resource/notes', '4 created d']);
+    remove();
+    hub.close();
+  });
+});
