@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveSetupStatements } from '../src/live/setup.js';
 import { everyRow, scopeByColumn } from '../src/resource/equality-scope.js';
-import type { EndpointPolicy, ServiceConfig } from '../src/resource/policy.js';
+import type { EndpointPolicy, LiveOptions, ServiceConfig } from '../src/resource/policy.js';
 import { resolveResources } from '../src/resource/resolve.js';
 import type { ResourceDefinition } from '../src/resource/types.js';
 import { buildService } from '../src/server/standalone.js';
@@ -24,6 +24,9 @@ import { openSse, type SseFrame, type SseStream } from './support/sse.js';
 interface Ctx {
   readonly tenant?: number;
   readonly operator?: boolean;
+  /** Who holds a stream (streams per caller) and when the credentials expire (seconds since 1970). */
+  readonly sub?: string;
+  readonly exp?: number;
 }
 
 const notes: ResourceDefinition<Ctx> = {
@@ -57,7 +60,13 @@ const config: ServiceConfig<Ctx> = {
   context: ({ headers }) => {
     if (headers['x-operator'] === '1') return { operator: true };
     const tenant = Number(headers['x-tenant']);
-    return Number.isInteger(tenant) && tenant > 0 ? { tenant } : {};
+    const sub = typeof headers['x-sub'] === 'string' ? headers['x-sub'] : undefined;
+    const exp = typeof headers['x-exp'] === 'string' ? Number(headers['x-exp']) : undefined;
+    return {
+      ...(Number.isInteger(tenant) && tenant > 0 && { tenant }),
+      ...(sub !== undefined && { sub }),
+      ...(exp !== undefined && { exp }),
+    };
   },
   // Fast reads of the log and a short wait for a missing number: the suite waits for events, not time.
   live: { pollMs: 20, gapMs: 500 },
@@ -99,11 +108,17 @@ interface Instance {
   readonly base: string;
   readonly connection: Connection;
   close(): Promise<void>;
+  /** Drops every connection at once, as a killed process would: no `end` is written. */
+  kill(): Promise<void>;
 }
 
-async function startInstance(url: string): Promise<Instance> {
+async function startInstance(url: string, live: LiveOptions = {}): Promise<Instance> {
   const connection = connect(url, { acquireTimeoutMs: 20_000 });
-  const app = await buildService({ config: config as ServiceConfig, connection, directReads: true });
+  const app = await buildService({
+    config: { ...config, live: { ...config.live, ...live } } as ServiceConfig,
+    connection,
+    directReads: true,
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   return {
@@ -117,11 +132,19 @@ async function startInstance(url: string): Promise<Instance> {
       clearTimeout(grace);
       await connection.close();
     },
+    kill: async () => {
+      app.server.closeAllConnections();
+      app.server.close();
+      await connection.close();
+    },
   };
 }
 
-const as = (who: Ctx): Record<string, string> =>
-  who.operator ? { 'x-operator': '1' } : { 'x-tenant': String(who.tenant) };
+const as = (who: Ctx): Record<string, string> => ({
+  ...(who.operator ? { 'x-operator': '1' } : { 'x-tenant': String(who.tenant) }),
+  ...(who.sub !== undefined && { 'x-sub': who.sub }),
+  ...(who.exp !== undefined && { 'x-exp': String(who.exp) }),
+});
 
 async function send(instance: Instance, method: string, path: string, who: Ctx, body?: unknown) {
   const response = await fetch(`${instance.base}/${path}`, {
@@ -340,6 +363,95 @@ describe.each(dialects)('live streams on %s', (dialect) => {
     );
     await resumed.until(change('created', s.id));
     expect(changesOf(resumed)).toEqual([`created ${s.id}`]);
+  });
+  it('a killed instance writes no word; its streams resume on another and lose nothing', async () => {
+    const doomed = await startInstance(url);
+    const stream = await openSse(`${doomed.base}/live?topic=resource/notes`, as({ tenant: 7 }));
+    const k = await send(one, 'POST', 'notes', { tenant: 7 }, { title: 'k', tenant_id: 7 });
+    await stream.until(change('created', k.id));
+    await doomed.kill();
+    await stream.ended;
+    expect(stream.frames.some((frame) => frame.event === 'end')).toBe(false);
+    const l = await send(two, 'POST', 'notes', { tenant: 7 }, { title: 'l', tenant_id: 7 });
+    await send(one, 'PATCH', `notes/${k.id}`, { tenant: 7 }, { title: 'k2' });
+    const resumed = await open(
+      one,
+      'topic=resource/notes',
+      { tenant: 7 },
+      { 'last-event-id': stream.lastId() as string },
+    );
+    await resumed.until(change('updated', k.id));
+    expect(changesOf(resumed)).toEqual([`created ${l.id}`, `updated ${k.id}`]);
+  });
+
+  it('holds its limits: topics per stream, streams per caller, events per second, and the credentials’ expiry', async () => {
+    const limited = await startInstance(url, { maxTopics: 2, maxStreamsPerCaller: 2, maxEventsPerSecond: 2 });
+    try {
+      const three = await openSse(
+        `${limited.base}/live?topic=resource/notes&topic=resource/notes/1&topic=resource/notes/2`,
+        as({ tenant: 8 }),
+      );
+      expect(three.status).toBe(422);
+      expect(three.refusal).toMatchObject({ errors: { topic: [expect.stringMatching(/at most 2 topics/)] } });
+
+      const caller = { tenant: 8, sub: 'someone' };
+      const first = await openSse(`${limited.base}/live?topic=resource/notes`, as(caller));
+      const second = await openSse(`${limited.base}/live?topic=resource/notes`, as(caller));
+      streams.push(first, second);
+      const third = await openSse(`${limited.base}/live?topic=resource/notes`, as(caller));
+      expect([first.status, second.status, third.status]).toEqual([200, 200, 429]);
+      expect(third.headers.get('retry-after')).toBe('5');
+      expect(third.refusal).toMatchObject({ errors: { live: [expect.any(String)] } });
+      // Another caller is not counted with this one; a closed stream frees its place.
+      const other = await openSse(
+        `${limited.base}/live?topic=resource/notes`,
+        as({ tenant: 8, sub: 'other' }),
+      );
+      streams.push(other);
+      expect(other.status).toBe(200);
+      second.close();
+      await expect
+        .poll(async () => {
+          const again = await openSse(`${limited.base}/live?topic=resource/notes`, as(caller));
+          again.close();
+          return again.status;
+        })
+        .toBe(200);
+
+      // Three topics' changes in one second, past 2 events: a reset for the rest of that second.
+      const m = await send(one, 'POST', 'notes', { tenant: 8 }, { title: 'm', tenant_id: 8 });
+      const n = await send(one, 'POST', 'notes', { tenant: 8 }, { title: 'n', tenant_id: 8 });
+      const busy = await openSse(
+        `${limited.base}/live?topic=resource/notes/${m.id}&topic=resource/notes/${n.id}`,
+        as({ tenant: 8, sub: 'busy' }),
+      );
+      streams.push(busy);
+      // Written until the stream resets: a busy machine may spread the first writes over seconds.
+      for (let i = 0; i < 100 && !busy.frames.some((frame) => frame.event === 'reset'); i++) {
+        await send(one, 'PATCH', `notes/${m.id}`, { tenant: 8 }, { title: `m${i}` });
+        await send(one, 'PATCH', `notes/${n.id}`, { tenant: 8 }, { title: `n${i}` });
+      }
+      await busy.until((frame) => frame.event === 'reset');
+      const reset = busy.frames.find((frame) => frame.event === 'reset');
+      expect(reset?.data).toEqual({
+        topics: [`resource/notes/${m.id}`, `resource/notes/${n.id}`],
+        reason: 'rate',
+      });
+
+      // Credentials that expire in a second end their stream then, saying so.
+      const exp = Math.floor(Date.now() / 1000) + 1;
+      const expiring = await openSse(
+        `${limited.base}/live?topic=resource/notes`,
+        as({ tenant: 8, sub: 'e', exp }),
+      );
+      streams.push(expiring);
+      await expiring.ended;
+      expect(expiring.frames.at(-1)).toEqual({ event: 'end', data: { reason: 'expired' } });
+      // Not before the expiry (a timer may fire a few milliseconds early).
+      expect(Date.now()).toBeGreaterThanOrEqual(exp * 1000 - 50);
+    } finally {
+      await limited.close();
+    }
   });
 });
 
