@@ -158,50 +158,69 @@ async function main(): Promise<void> {
       `PATCH/s capture off ${median(off).toFixed(0)}, on ${median(on).toFixed(0)} (medians of ${rounds} rounds of 1000): on/off ${(median(on) / median(off)).toFixed(3)}`,
     );
 
-    // Delay: writes through instance A at a steady rate, one stream on instance B.
-    const instance = async () => {
+    // Delay: writes through instance A at a steady rate, one stream on instance B; without a bus (the
+    // log read every pollMs), then with Redis waking B. Timed from each PATCH's sending, as its event
+    // may come before its answer does.
+    const instance = async (config: ServiceConfig) => {
       const connection = connect(url);
-      const app = await buildService({ config: live, connection, directReads: true });
+      const app = await buildService({ config, connection, directReads: true });
       await app.listen({ port: 0, host: '127.0.0.1' });
       return { app, connection, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api` };
     };
-    const a = await instance();
-    const b = await instance();
-    const written = new Map<number, number>();
-    const delays: number[] = [];
-    let seen = 0;
-    const watcher = await stream(`${b.base}/live?topic=resource/notes`, (ids, at) => {
-      seen += ids.length;
-      for (const id of ids) {
-        const sent = written.get(Number(id));
-        if (sent !== undefined) {
-          delays.push(at - sent);
-          written.delete(Number(id));
+    const closeAll = (app: Awaited<ReturnType<typeof instance>>['app']) => {
+      const grace = setTimeout(() => app.server.closeAllConnections(), 2000);
+      return app.close().finally(() => clearTimeout(grace));
+    };
+    const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+    for (const [label, config] of [
+      ['no bus, pollMs 200', live],
+      ['Redis bus', { ...live, live: { ...live.live, redisUrl } }],
+    ] as const) {
+      const writerInstance = await instance(config);
+      const readerInstance = await instance(config);
+      const sentAt = new Map<number, number>();
+      const delays: number[] = [];
+      const roundTrips: number[] = [];
+      const watcher = await stream(`${readerInstance.base}/live?topic=resource/notes`, (ids, at) => {
+        for (const id of ids) {
+          const sent = sentAt.get(Number(id));
+          if (sent !== undefined) {
+            delays.push(at - sent);
+            sentAt.delete(Number(id));
+          }
         }
-      }
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const rate = 50;
-    const total = rate * seconds;
-    const startedAt = performance.now();
-    for (let i = 0; i < total; i++) {
-      const due = startedAt + (i * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const id = (i % ROWS) + 1;
-      const response = await fetch(`${a.base}/notes/${id}`, {
-        method: 'PATCH',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ title: `d${i}` }),
       });
-      await response.text();
-      written.set(id, performance.now());
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const rate = 50;
+      const total = rate * seconds;
+      const startedAt = performance.now();
+      for (let i = 0; i < total; i++) {
+        const due = startedAt + (i * 1000) / rate;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const id = (i % ROWS) + 1;
+        const sending = performance.now();
+        sentAt.set(id, sending);
+        const response = await fetch(`${writerInstance.base}/notes/${id}`, {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ title: `d${i}` }),
+        });
+        await response.text();
+        roundTrips.push(performance.now() - sending);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      watcher.abort();
+      console.log(
+        `${label}: from sending a PATCH to instance A to its event on instance B, ${rate} writes/s for ${seconds} s: median ${median(delays).toFixed(1)} ms, p99 ${percentile(delays, 0.99).toFixed(1)} ms (${delays.length} of ${total} events); the PATCH's own round trip: median ${median(roundTrips).toFixed(1)} ms`,
+      );
+      await closeAll(writerInstance.app);
+      await closeAll(readerInstance.app);
+      await writerInstance.connection.close();
+      await readerInstance.connection.close();
     }
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    watcher.abort();
-    console.log(
-      `delay from a PATCH's answer on instance A to its event on instance B, ${rate} writes/s for ${seconds} s (pollMs 200): median ${median(delays).toFixed(0)} ms, p99 ${percentile(delays, 0.99).toFixed(0)} ms, ${delays.length} of ${total} events timed (${seen} ids seen)`,
-    );
+    const a = await instance(live);
+    const b = await instance(live);
 
     // Streams held by one process (B): memory and CPU per stream while A writes 10/s.
     global.gc?.();
@@ -232,10 +251,6 @@ async function main(): Promise<void> {
       `${streamCount} streams in one process (server and readers both: an upper bound): ${((rssAfter - rssBefore) / streamCount / 1024).toFixed(1)} KiB RSS and ${((heapAfter - heapBefore) / streamCount / 1024).toFixed(1)} KiB heap per stream; CPU ${(((cpu.user + cpu.system) / 1000 / wall) * 100).toFixed(1)} % of a core at 10 writes/s, ${received} events received`,
     );
     for (const controller of controllers) controller.abort();
-    const closeAll = (app: typeof a.app) => {
-      const grace = setTimeout(() => app.server.closeAllConnections(), 2000);
-      return app.close().finally(() => clearTimeout(grace));
-    };
     await closeAll(a.app);
     await closeAll(b.app);
     await a.connection.close();

@@ -455,6 +455,52 @@ describe.each(dialects)('live streams on %s', (dialect) => {
   });
 });
 
+describe.each(dialects)('live streams woken by Redis on %s', (dialect) => {
+  const name = 'live_bus';
+  let setup: Connection;
+  let url: string;
+  const instances: Instance[] = [];
+  const streams: SseStream[] = [];
+  const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+  beforeAll(async () => {
+    ({ setup, url } = await notesDatabase(dialect, name, 'setup'));
+  });
+
+  afterAll(async () => {
+    for (const stream of streams) stream.close();
+    for (const instance of instances) await instance.close();
+    await setup?.close();
+    if (dialect !== 'sqlite') await dropDatabase(dialect, name);
+  });
+
+  it('delivers a write on one instance to the streams of another at once, without waiting for a poll', async () => {
+    // A read of the log every ten minutes: only the bus can bring the event within the test's wait.
+    const slow = { redisUrl, pollMs: 600_000 };
+    const writer = await startInstance(url, slow);
+    const reader = await startInstance(url, slow);
+    instances.push(writer, reader);
+    const stream = await openSse(`${reader.base}/live?topic=resource/notes`, as({ tenant: 1 }));
+    streams.push(stream);
+    // The stream's first read of the log has been made once its first change can be told from its start.
+    const a = await send(writer, 'POST', 'notes', { tenant: 1 }, { title: 'a', tenant_id: 1 });
+    await stream.until(change('created', a.id));
+    const b = await send(writer, 'PATCH', `notes/${a.id}`, { tenant: 1 }, { title: 'b' });
+    await stream.until(change('updated', b.id));
+    expect(changesOf(stream)).toEqual([`created ${a.id}`, `updated ${a.id}`]);
+  });
+
+  it('starts, and delivers by reading the log, when Redis cannot be reached', async () => {
+    // A port nothing listens on: a warning, and the log's reads every 20 ms.
+    const unreachable = await startInstance(url, { redisUrl: 'redis://127.0.0.1:1', pollMs: 20 });
+    instances.push(unreachable);
+    const stream = await openSse(`${unreachable.base}/live?topic=resource/notes`, as({ tenant: 2 }));
+    streams.push(stream);
+    const c = await send(unreachable, 'POST', 'notes', { tenant: 2 }, { title: 'c', tenant_id: 2 });
+    await stream.until(change('created', c.id));
+  });
+});
+
 describe.each(dialects)('live streams of writes by other programs on %s (triggers)', (dialect) => {
   const name = 'live_triggers';
   let setup: Connection;

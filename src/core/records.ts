@@ -405,8 +405,13 @@ export function recordRoutes(
   ): Promise<T> =>
     // Each statement of the write may run for the endpoint's `timeoutMs`, as a list's do: past it the
     // database is told to stop and the connection is closed, so a silent network cannot hold the write.
-    withStatementOptions({ timeoutMs: endpoint.timeoutMs }, () => db.transaction().execute(work)).catch(
-      async (error: unknown): Promise<never> => {
+    withStatementOptions({ timeoutMs: endpoint.timeoutMs }, () => db.transaction().execute(work))
+      .then((done) => {
+        // Committed: live streams' hubs may read the change now.
+        capture.committed();
+        return done;
+      })
+      .catch(async (error: unknown): Promise<never> => {
         if (error instanceof Rollback) throw error.answer;
         const link = error instanceof LinkRefused ? error : undefined;
         const cause = link ? link.error : error;
@@ -422,8 +427,7 @@ export function recordRoutes(
           throw RequestError.single(409, 'record', message);
         }
         throw refusalError(refusal, refusedFields(refusal, written));
-      },
-    );
+      });
 
   const limit = bodyLimit(inputs);
   const bodyOf = async ({ contentType, body }: WriteCall): Promise<Record<string, unknown>> => {

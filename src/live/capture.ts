@@ -21,6 +21,8 @@ export interface ChangeCapture {
   updated(trx: DynamicDb, id: unknown, before: string | null): Promise<void>;
   /** Records a deleted row. */
   deleted(trx: DynamicDb, id: unknown, before: string | null): Promise<void>;
+  /** After the write's transaction committed: wakes the instances' hubs (a no-op without a bus). */
+  committed(): void;
 }
 
 /** What a write records where nothing is recorded (no live streams, or triggers do it). */
@@ -29,6 +31,7 @@ export const noCapture: ChangeCapture = {
   created: async () => undefined,
   updated: async () => undefined,
   deleted: async () => undefined,
+  committed: () => undefined,
 };
 
 /** The table and columns the log's images of a resource's rows hold. */
@@ -46,6 +49,7 @@ export function changeCapture(
   resource: ResolvedResource,
   changeLog: ChangeLogSql,
   log: string,
+  committed: () => void,
 ): ChangeCapture {
   const { table, columns } = capturedTable(resource);
   const key = resource.primaryKey ?? '';
@@ -78,5 +82,6 @@ export function changeCapture(
     created: (trx, id) => record(trx, 'i', id, null),
     updated: (trx, id, before) => record(trx, 'u', id, before),
     deleted: (trx, id, before) => record(trx, 'd', id, before),
+    committed,
   };
 }

@@ -68,6 +68,8 @@ export class LiveHub {
   private reading: Promise<void> | undefined;
   private closed = false;
   private started = false;
+  /** A wake-up came during a read: read again at once after it. */
+  private again = false;
 
   constructor(
     private readonly log: ChangeLog,
@@ -133,6 +135,17 @@ export class LiveHub {
     return remove;
   }
 
+  /** A write committed somewhere (the bus says so): read the log now rather than at the next poll. */
+  wake(): void {
+    if (this.closed || this.entries.size === 0) return;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.schedule(0);
+  }
+
   /** Ends every stream (`shutdown`: the client reconnects, to another instance, and resumes). */
   close(): void {
     this.closed = true;
@@ -184,7 +197,9 @@ export class LiveHub {
         )
         .then((more) => {
           this.reading = undefined;
-          if (this.entries.size > 0 && !this.closed) this.schedule(more ? 0 : this.settings.pollMs);
+          const now = more || this.again;
+          this.again = false;
+          if (this.entries.size > 0 && !this.closed) this.schedule(now ? 0 : this.settings.pollMs);
           else this.timer = undefined;
         });
     }, ms);

@@ -3,6 +3,7 @@ import { RequestError } from '../errors/request-error.js';
 import type { LiveOptions } from '../resource/policy.js';
 import type { ResolvedResource } from '../resource/registry.js';
 import type { Connection } from '../sql/connect.js';
+import { redisBus } from './bus.js';
 import { type ChangeCapture, changeCapture, noCapture } from './capture.js';
 import { LiveHub, type WatchedTopic } from './hub.js';
 import { ChangeLog } from './log.js';
@@ -48,15 +49,21 @@ export async function createLiveService(
       `Live streams need the change log table "${settings.table}", which could not be read (${error instanceof Error ? error.message : String(error)}). Create it with: resource-query-service live setup --config <module>`,
     );
   });
+  const bus = settings.redisUrl ? await redisBus(settings.redisUrl, settings.table, warn) : undefined;
+  const committed = bus ? () => bus.publish() : () => undefined;
   const captures = new Map<ResolvedResource, ChangeCapture>();
   for (const resource of resources) {
     const triggered = await changeLog.installed(connection.db, settings.table, resource.table);
+    // Where triggers record the changes, the service's writes record nothing but still wake the hubs.
     captures.set(
       resource,
-      triggered || !resource.primaryKey ? noCapture : changeCapture(resource, changeLog, settings.table),
+      triggered || !resource.primaryKey
+        ? { ...noCapture, committed }
+        : changeCapture(resource, changeLog, settings.table, committed),
     );
   }
   const hub = new LiveHub(log, settings, warn);
+  bus?.onWake(() => hub.wake());
   const perCaller = new Map<string, number>();
   return {
     settings,
@@ -101,6 +108,9 @@ export async function createLiveService(
       departed(() => stream.finish());
       return stream;
     },
-    close: () => hub.close(),
+    close: () => {
+      hub.close();
+      void bus?.close();
+    },
   };
 }

@@ -4,6 +4,7 @@ import { DEFAULT_LOG } from './capture.js';
 /** Live streams' settings with their defaults filled in. */
 export interface LiveSettings {
   readonly table: string;
+  readonly redisUrl: string | undefined;
   readonly pollMs: number;
   readonly retainMs: number;
   readonly gapMs: number;
@@ -27,6 +28,7 @@ export function liveSettings(options: LiveOptions): LiveSettings {
   const retainMs = options.retainMs ?? 3_600_000;
   return {
     table: options.table ?? DEFAULT_LOG,
+    redisUrl: options.redisUrl,
     pollMs: options.pollMs ?? 200,
     retainMs,
     gapMs: options.gapMs ?? 5000,

@@ -243,6 +243,12 @@ export interface ServiceConfig<Ctx = unknown> {
 export interface LiveOptions<Ctx = unknown> {
   /** The change log's table (default `live_changes`). */
   table?: string;
+  /**
+   * A Redis server (`redis://host:6379`) whose publish/subscribe wakes every instance when a write
+   * commits: its changes reach all streams at once instead of at the next read of the log. Without it
+   * (or while it is down) the log's reads every `pollMs` deliver everything, later.
+   */
+  redisUrl?: string;
   /** How often an instance with streams open reads the log (default 200 ms). */
   pollMs?: number;
   /** How long changes are kept, so a stream resumes with `Last-Event-ID` (default 1 hour). */
