@@ -54,9 +54,74 @@ const notesEndpoint: EndpointPolicy<Ctx> = {
   },
 };
 
+/** Owners belong to a tenant; tasks to an owner: a task's tenant is its owner's, found by a sub-query. */
+const ownersAndTasks: Record<DialectName, string[]> = {
+  sqlite: [
+    'create table owners (id integer primary key, tenant_id integer not null)',
+    'create table tasks (id integer primary key autoincrement, owner_id integer not null references owners (id), title text not null, done integer not null default 0)',
+  ],
+  postgres: [
+    'create table owners (id integer primary key, tenant_id integer not null)',
+    'create table tasks (id serial primary key, owner_id integer not null references owners (id), title text not null, done boolean not null default false)',
+  ],
+  mysql: [
+    'create table owners (id int primary key, tenant_id int not null)',
+    'create table tasks (id int auto_increment primary key, owner_id int not null, title varchar(200) not null, done tinyint(1) not null default 0, foreign key (owner_id) references owners (id))',
+  ],
+};
+
+const owners: ResourceDefinition<Ctx> = {
+  name: 'owners',
+  table: 'owners',
+  columns: { id: 'integer', tenant_id: 'integer' },
+};
+
+/** A row scope written as a callback, with a sub-query: decided by the database, once per group. */
+const tasks: ResourceDefinition<Ctx> = {
+  name: 'tasks',
+  table: 'tasks',
+  columns: { id: 'integer', owner_id: 'integer', title: 'string', done: 'boolean' },
+  scope: ({ eb, column, ctx }) =>
+    ctx?.operator
+      ? undefined
+      : eb(
+          column('owner_id'),
+          'in',
+          eb
+            .selectFrom('owners as scope_owners')
+            .select('scope_owners.id')
+            .where('scope_owners.tenant_id', '=', ctx?.tenant ?? -1),
+        ),
+};
+
+const tasksEndpoint: EndpointPolicy<Ctx> = {
+  resource: 'tasks',
+  actions: ['list', 'read', 'create', 'update', 'delete'],
+  access: { create: () => true, update: () => true, delete: () => true },
+  schema: {
+    title: 'Tasks',
+    table: { columns: [{ key: 'id' }, { key: 'title' }] },
+    form: {
+      inputs: [
+        { name: 'title', type: 'text', required: true },
+        { name: 'owner_id', type: 'number', required: true },
+        { name: 'done', type: 'switch' },
+      ],
+    },
+  },
+};
+
+/** An endpoint of notes whose baseQuery hides the unfinished ones: a callback too. */
+const finishedNotes: EndpointPolicy<Ctx> = {
+  resource: 'notes',
+  path: 'finished-notes',
+  actions: ['list', 'read'],
+  baseQuery: ({ eb, column }) => eb(column('title'), 'not like', 'draft%'),
+};
+
 const config: ServiceConfig<Ctx> = {
-  resources: [notes],
-  endpoints: [notesEndpoint],
+  resources: [notes, owners, tasks],
+  endpoints: [notesEndpoint, tasksEndpoint, finishedNotes],
   context: ({ headers }) => {
     if (headers['x-operator'] === '1') return { operator: true };
     const tenant = Number(headers['x-tenant']);
@@ -97,7 +162,12 @@ async function notesDatabase(
     url = databaseUrl(dialect, name);
   }
   await sql.raw(createTable[dialect]).execute(setup.db);
-  const resolved = resolveResources([notes as ResourceDefinition], undefined).values();
+  for (const statement of ownersAndTasks[dialect]) await sql.raw(statement).execute(setup.db);
+  await setup.db
+    .insertInto('owners')
+    .values([1, 2, 3].map((tenant) => ({ id: tenant * 10, tenant_id: tenant })))
+    .execute();
+  const resolved = resolveResources([notes, owners, tasks] as ResourceDefinition[], undefined).values();
   for (const statement of liveSetupStatements(setup.dialect, 'live_changes', resolved, action))
     await statement.execute(setup.db);
   return { setup, url };
@@ -364,6 +434,47 @@ describe.each(dialects)('live streams on %s', (dialect) => {
     await resumed.until(change('created', s.id));
     expect(changesOf(resumed)).toEqual([`created ${s.id}`]);
   });
+  it('decides a callback row scope and a baseQuery by the database, on the images before and after', async () => {
+    const first = await open(one, 'topic=resource/tasks&topic=resource/finished-notes', { tenant: 1 });
+    const also = await open(two, 'topic=resource/tasks', { tenant: 1 });
+    const second = await open(two, 'topic=resource/tasks', { tenant: 2 });
+    const step = async (write: () => Promise<unknown>, waits: [SseStream, string, unknown][]) => {
+      const from = new Map([first, also, second].map((stream) => [stream, stream.frames.length]));
+      await write();
+      for (const [stream, type, id] of waits) await stream.until(change(type, id), 20_000, from.get(stream));
+    };
+    const t = await send(one, 'POST', 'tasks', { tenant: 1 }, { title: 't', owner_id: 10 });
+    await first.until(change('created', t.id));
+    await also.until(change('created', t.id));
+    // The operator gives the task to tenant 2's owner: gone for 1, new for 2.
+    await step(
+      () => send(two, 'PATCH', `tasks/${t.id}`, { operator: true }, { owner_id: 20 }),
+      [
+        [first, 'deleted', t.id],
+        [also, 'deleted', t.id],
+        [second, 'created', t.id],
+      ],
+    );
+    await step(() => send(one, 'DELETE', `tasks/${t.id}`, { tenant: 2 }), [[second, 'deleted', t.id]]);
+    // A note titled as a draft is outside finished-notes' baseQuery; once renamed it is in.
+    const draft = await send(one, 'POST', 'notes', { tenant: 1 }, { title: 'draft x', tenant_id: 1 });
+    await step(
+      () => send(one, 'PATCH', `notes/${draft.id}`, { tenant: 1 }, { title: 'final x' }),
+      [[first, 'created', draft.id]],
+    );
+    const marker2 = await send(one, 'POST', 'tasks', { tenant: 2 }, { title: 'end', owner_id: 20 });
+    await second.until(change('created', marker2.id));
+    const marker1 = await send(one, 'POST', 'tasks', { tenant: 1 }, { title: 'end', owner_id: 10 });
+    await first.until(change('created', marker1.id));
+    expect(changesOf(first)).toEqual([
+      `created ${t.id}`,
+      `deleted ${t.id}`,
+      `created ${draft.id}`,
+      `created ${marker1.id}`,
+    ]);
+    expect(changesOf(second)).toEqual([`created ${t.id}`, `deleted ${t.id}`, `created ${marker2.id}`]);
+  });
+
   it('a killed instance writes no word; its streams resume on another and lose nothing', async () => {
     const doomed = await startInstance(url);
     const stream = await openSse(`${doomed.base}/live?topic=resource/notes`, as({ tenant: 7 }));

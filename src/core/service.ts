@@ -1,6 +1,5 @@
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { RequestError } from '../errors/request-error.js';
-import { notLive } from '../live/audience.js';
 import { createLiveService } from '../live/live-service.js';
 import { buildOpenApi, type OpenApiDocument, type OpenApiEndpoint } from '../openapi/index.js';
 import { checkDefaultFilters } from '../plan/authorize.js';
@@ -297,9 +296,7 @@ export async function createService<Ctx = unknown>(
           ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
           ...(live && {
             live: {
-              paths: [...liveTargets.values()]
-                .filter(({ endpoint }) => !notLive(endpoint.resource, endpoint.policy))
-                .map(({ endpoint }) => endpoint.path),
+              paths: [...liveTargets.keys()],
               maxTopics: live.settings.maxTopics,
             },
           }),

@@ -1,6 +1,6 @@
 import type { LiveChangeType } from '../request/live.js';
 import type { Viewer } from './audience.js';
-import type { ChangeLog, LoggedChange } from './log.js';
+import type { ChangeLog, Image, LoggedChange } from './log.js';
 import type { LiveSettings } from './settings.js';
 
 /** One topic of a subscription, resolved: the table it watches, who watches, and for a record its key. */
@@ -121,7 +121,8 @@ export class LiveHub {
           now,
         );
       else {
-        const delivery = deliveryFor(subscriber.topics, await this.log.between(resumeFrom, now), now);
+        const rows = await this.log.between(resumeFrom, now);
+        const delivery = deliveryFor(subscriber.topics, rows, now, await decisions(subscriber.topics, rows));
         if (delivery) subscriber.deliver(delivery);
       }
       entry.position = now;
@@ -232,11 +233,16 @@ export class LiveHub {
     }
     if (deliverable.length === 0) return false;
     const last = (deliverable[deliverable.length - 1] as LoggedChange).seq;
+    // Before the cursor moves: a failed query leaves the batch to be read again.
+    const decided = await decisions(
+      [...this.entries].flatMap((entry) => entry.subscriber.topics),
+      deliverable,
+    );
     this.cursor = last;
     for (const entry of this.entries) {
       const mine = deliverable.filter((row) => row.seq > entry.position);
       if (mine.length === 0) continue;
-      const delivery = deliveryFor(entry.subscriber.topics, mine, last);
+      const delivery = deliveryFor(entry.subscriber.topics, mine, last, decided);
       if (!delivery) continue;
       if (entry.held) entry.held.push(delivery);
       else {
@@ -272,6 +278,34 @@ export class LiveHub {
   }
 }
 
+/** The images each group decided by the database may read, for one batch. */
+type Decisions = Map<string, Set<Image>>;
+
+/** Whether a viewer may read the row an image shows. */
+function sees(viewer: Viewer, image: Image | null, decided: Decisions): boolean {
+  if (image === null) return false;
+  return 'sees' in viewer ? viewer.sees(image) : (decided.get(viewer.group)?.has(image) ?? false);
+}
+
+/**
+ * The images of `rows` each group of viewers decided by the database may read: one statement per
+ * group and table, whatever the number of subscribers in it.
+ */
+async function decisions(topics: readonly WatchedTopic[], rows: readonly LoggedChange[]): Promise<Decisions> {
+  const decided: Decisions = new Map();
+  for (const { viewer, table } of topics) {
+    if ('sees' in viewer || decided.has(viewer.group)) continue;
+    const images = rows
+      .filter((row) => row.table === table)
+      .flatMap((row) => [row.before, row.after])
+      .filter((image): image is Image => image !== null);
+    if (images.length === 0) continue;
+    const visible = await viewer.decide(images);
+    decided.set(viewer.group, new Set(images.filter((_, i) => visible.has(i + 1))));
+  }
+  return decided;
+}
+
 /** How many ranges of passed-over numbers are watched for late changes. */
 const MAX_PASSED = 100;
 
@@ -283,14 +317,15 @@ export function deliveryFor(
   topics: readonly WatchedTopic[],
   rows: readonly LoggedChange[],
   seq: number,
+  decided: Decisions = new Map(),
 ): Delivery | undefined {
   const changes: { topic: string; type: LiveChangeType; ids: unknown[] }[] = [];
   for (const topic of topics) {
     const folded = new Map<string, { before: boolean; after: boolean; between: boolean }>();
     for (const row of rows) {
       if (row.table !== topic.table || (topic.key !== undefined && row.key !== topic.key)) continue;
-      const before = topic.viewer.sees(row.before);
-      const after = topic.viewer.sees(row.after);
+      const before = sees(topic.viewer, row.before, decided);
+      const after = sees(topic.viewer, row.after, decided);
       const known = folded.get(row.key);
       if (known) {
         known.between ||= known.after || before;

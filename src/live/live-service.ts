@@ -1,10 +1,11 @@
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { RequestError } from '../errors/request-error.js';
-import type { LiveOptions } from '../resource/policy.js';
+import type { EndpointPolicy, LiveOptions } from '../resource/policy.js';
 import type { ResolvedResource } from '../resource/registry.js';
 import type { Connection } from '../sql/connect.js';
+import { type ImageQuery, type Viewer, viewerOf } from './audience.js';
 import { redisBus } from './bus.js';
-import { type ChangeCapture, changeCapture, noCapture } from './capture.js';
+import { type ChangeCapture, capturedTable, changeCapture, noCapture } from './capture.js';
 import { LiveHub, type WatchedTopic } from './hub.js';
 import { ChangeLog } from './log.js';
 import { type LiveSettings, liveSettings } from './settings.js';
@@ -15,6 +16,8 @@ export interface LiveService {
   readonly settings: LiveSettings;
   /** How a resource's writes record their changes (nothing where its table's triggers do). */
   capture(resource: ResolvedResource): ChangeCapture;
+  /** Who a context is on an endpoint's topics: what it may learn of its resource's changes. */
+  viewer(resource: ResolvedResource, policy: EndpointPolicy, ctx: unknown): Viewer;
   /**
    * A stream of `topics` for a context: throws the 429 past `maxStreamsPerCaller`. The stream ends
    * when `departed` fires, when the context's credentials expire, or when the service closes.
@@ -42,6 +45,7 @@ export async function createLiveService(
   warn: (error: unknown, message: string) => void,
 ): Promise<LiveService> {
   const settings = liveSettings(options);
+  const all = [...resources];
   const { changeLog } = connection.dialect;
   const log = new ChangeLog(connection.db, changeLog, settings.table);
   await log.bounds().catch((error: unknown) => {
@@ -52,7 +56,7 @@ export async function createLiveService(
   const bus = settings.redisUrl ? await redisBus(settings.redisUrl, settings.table, warn) : undefined;
   const committed = bus ? () => bus.publish() : () => undefined;
   const captures = new Map<ResolvedResource, ChangeCapture>();
-  for (const resource of resources) {
+  for (const resource of all) {
     const triggered = await changeLog.installed(connection.db, settings.table, resource.table);
     // Where triggers record the changes, the service's writes record nothing but still wake the hubs.
     captures.set(
@@ -62,12 +66,22 @@ export async function createLiveService(
         : changeCapture(resource, changeLog, settings.table, committed),
     );
   }
+  // The images read back as rows, for the viewers decided by the database (made for every table: a
+  // callback's scope or baseQuery may name any column).
+  const imageRows = new Map<ResolvedResource, ImageQuery>();
+  for (const resource of all)
+    imageRows.set(resource, {
+      db: connection.db,
+      rows: await changeLog.imageRows(connection.db, capturedTable(resource)),
+    });
   const hub = new LiveHub(log, settings, warn);
   bus?.onWake(() => hub.wake());
   const perCaller = new Map<string, number>();
   return {
     settings,
     capture: (resource) => captures.get(resource) ?? noCapture,
+    viewer: (resource, policy, ctx) =>
+      viewerOf(resource, policy, ctx, () => imageRows.get(resource) as ImageQuery),
     get streams() {
       return hub.size;
     },

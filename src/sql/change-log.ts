@@ -31,6 +31,16 @@ export interface ChangeLogSql {
   remove(log: string, target: CapturedTable): RawBuilder<unknown>[];
   /** Whether `table` has the triggers installed. */
   installed(db: QueryExecutorProvider, log: string, table: string): Promise<boolean>;
+  /**
+   * How to read images back as rows of `target`'s columns (typed as the table's, so a row scope's
+   * conditions compare them as they would the table's rows): a derived table of one row per image of a
+   * JSON array, numbered from 1 in the column `n`, for a `FROM … AS <alias>`. Made once per table
+   * (MariaDB reads the columns' types from the catalog).
+   */
+  imageRows(
+    db: QueryExecutorProvider,
+    target: CapturedTable,
+  ): Promise<(images: string) => RawBuilder<unknown>>;
 }
 
 /** A trigger's name for one table and operation, within the 64 characters MariaDB allows. */

@@ -77,4 +77,62 @@ describe('the live hub', () => {
     remove();
     hub.close();
   });
+
+  it('asks the database once per group of viewers and batch, whatever the number of subscribers', async () => {
+    await sql`delete from live_changes`.execute(connection.db);
+    const record = (seq: number, key: string, tenant: number) =>
+      sql`insert into live_changes (seq, table_name, row_key, op, before_image, after_image)
+        values (${seq}, 'tasks', ${key}, 'i', null, ${JSON.stringify({ tenant })})`.execute(connection.db);
+    await record(100, 'start', 0);
+    const hub = new LiveHub(
+      new ChangeLog(connection.db, connection.dialect.changeLog, 'live_changes'),
+      liveSettings({ pollMs: 10 }),
+      (error) => {
+        throw error;
+      },
+    );
+    const asked: string[] = [];
+    // A viewer decided "by the database": here a function of the images, counting its calls.
+    const viewer = (tenant: number) => ({
+      group: `tenant ${tenant}`,
+      decide: async (images: readonly { readonly [key: string]: unknown }[]) => {
+        asked.push(`tenant ${tenant}: ${images.length} images`);
+        return new Set(images.flatMap((image, i) => (image.tenant === tenant ? [i + 1] : [])));
+      },
+    });
+    const heard: string[][] = [[], [], []];
+    const delivered: (() => void)[] = [];
+    const subscriber = (i: number, tenant: number): Subscriber => ({
+      topics: [{ topic: 'resource/tasks', table: 'tasks', viewer: viewer(tenant), idOf: (key) => key }],
+      deliver: (delivery) => {
+        for (const change of delivery.changes) heard[i]?.push(`${change.type} ${change.ids.join(',')}`);
+        delivered[i]?.();
+      },
+      reset: () => undefined,
+      ping: () => undefined,
+      end: () => undefined,
+    });
+    const removes = [
+      await hub.subscribe(subscriber(0, 1), undefined),
+      await hub.subscribe(subscriber(1, 1), undefined),
+      await hub.subscribe(subscriber(2, 2), undefined),
+    ];
+    const arrivals = [0, 1, 2].map(
+      (i) =>
+        new Promise<void>((resolve) => {
+          delivered[i] = resolve;
+        }),
+    );
+    // One batch: three rows, two tenants.
+    await sql`insert into live_changes (seq, table_name, row_key, op, before_image, after_image) values
+      (101, 'tasks', 'a', 'i', null, ${JSON.stringify({ tenant: 1 })}),
+      (102, 'tasks', 'b', 'i', null, ${JSON.stringify({ tenant: 2 })}),
+      (103, 'tasks', 'c', 'i', null, ${JSON.stringify({ tenant: 1 })})`.execute(connection.db);
+    await Promise.all(arrivals);
+    expect(heard).toEqual([['created a,c'], ['created a,c'], ['created b']]);
+    // Two groups, one question each: the two subscribers of tenant 1 share theirs.
+    expect(asked).toEqual(['tenant 1: 3 images', 'tenant 2: 3 images']);
+    for (const remove of removes) remove();
+    hub.close();
+  });
 });

@@ -296,6 +296,20 @@ const changeLog: ChangeLogSql = {
     }),
   remove: (log, { table }) =>
     captureOps.map(({ op }) => sql.raw(`drop trigger if exists ${quoted(triggerName(log, table, op))}`)),
+  // JSON_TABLE types each column as the catalog declares it (an ENUM or SET as text, which JSON_TABLE
+  // takes and compares the same).
+  imageRows: async (db, { table, columns }) => {
+    const { rows } = await sql<{ name: string; type: string }>`select column_name as name, column_type as type
+      from information_schema.columns where table_schema = database() and table_name = ${table}`.execute(db);
+    const types = new Map(
+      rows.map((row) => [row.name, /^(enum|set)\(/i.test(row.type) ? 'varchar(1024)' : row.type]),
+    );
+    const declared = columns.map(
+      (column) => `${quoted(column)} ${types.get(column) ?? 'longtext'} path ${literal(`$."${column}"`)}`,
+    );
+    return (images) =>
+      sql`json_table(${images}, '$[*]' columns (n for ordinality, ${sql.raw(declared.join(', '))}))`;
+  },
   installed: async (db, log, table) => {
     const { rows } = await sql<{ found: number }>`select 1 as found from information_schema.triggers
       where trigger_schema = database() and trigger_name = ${triggerName(log, table, 'i')}`.execute(db);

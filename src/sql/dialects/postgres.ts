@@ -391,6 +391,12 @@ $capture$`),
   remove: (log, { table }) => [
     sql.raw(`drop trigger if exists ${quoted(`${log}_capture`)} on ${quoted(table)}`),
   ],
+  // The table's own row type fills each image: every column typed as stored.
+  imageRows:
+    async (_db, { table }) =>
+    (images) =>
+      sql`(select image.n, r.* from jsonb_array_elements(cast(${images} as jsonb)) with ordinality as image(value, n)
+      cross join lateral jsonb_populate_record(null::${sql.raw(quoted(table))}, image.value) as r)`,
   installed: async (db, log, table) => {
     const { rows } = await sql<{ found: number }>`select 1 as found from pg_trigger
       where tgname = ${`${log}_capture`} and tgrelid = to_regclass(${quoted(table)})`.execute(db);

@@ -236,6 +236,13 @@ const changeLog: ChangeLogSql = {
     }),
   remove: (log, { table }) =>
     captureOps.map(({ op }) => sql.raw(`drop trigger if exists ${quoted(triggerName(log, table, op))}`)),
+  // SQLite's values carry their own types: json_extract gives each back as the table holds it.
+  imageRows:
+    async (_db, { columns }) =>
+    (images) =>
+      sql`(select image.key + 1 as n, ${sql.join(
+        columns.map((column) => sql`json_extract(image.value, ${`$."${column}"`}) as ${sql.id(column)}`),
+      )} from json_each(${images}) as image)`,
   installed: async (db, log, table) => {
     const { rows } = await sql<{ found: number }>`select 1 as found from sqlite_master
       where type = 'trigger' and name = ${triggerName(log, table, 'i')}`.execute(db);
