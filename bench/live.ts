@@ -48,8 +48,11 @@ const endpoint = {
   },
 };
 const base: ServiceConfig = { resources: [notes], endpoints: [endpoint] };
-// One caller opens every stream here: the per-caller limit is lifted.
-const live: ServiceConfig = { ...base, live: { maxStreamsPerCaller: 1_000_000 } };
+// One caller opens every stream here, and each write is its own event with a bus: both limits lifted.
+const live: ServiceConfig = {
+  ...base,
+  live: { maxStreamsPerCaller: 1_000_000, maxEventsPerSecond: 100_000 },
+};
 
 const createTable: Record<EngineName, string> = {
   sqlite:
