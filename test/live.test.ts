@@ -475,6 +475,72 @@ describe.each(dialects)('live streams on %s', (dialect) => {
     expect(changesOf(second)).toEqual([`created ${t.id}`, `deleted ${t.id}`, `created ${marker2.id}`]);
   });
 
+  it('two tenants writing at once through both instances: each hears all of its rows and none of the other’s, each row in order', async () => {
+    const tenants = [11, 12] as const;
+    const listeners = new Map(
+      await Promise.all(
+        tenants.map(
+          async (tenant) =>
+            [tenant, await open(tenant === 11 ? one : two, 'topic=resource/notes', { tenant })] as const,
+        ),
+      ),
+    );
+    /** What each row went through, per tenant that could see it, as the writes answered. */
+    const rows = new Map<number, { tenant: number; alive: boolean }>();
+    const work = async (tenant: number) => {
+      for (let i = 0; i < 12; i++) {
+        const via = i % 2 === 0 ? one : two;
+        const created = await send(
+          via,
+          'POST',
+          'notes',
+          { tenant },
+          { title: `c${tenant}-${i}`, tenant_id: tenant },
+        );
+        const id = created.id as number;
+        rows.set(id, { tenant, alive: true });
+        await send(i % 2 === 0 ? two : one, 'PATCH', `notes/${id}`, { tenant }, { title: `u${tenant}-${i}` });
+        if (i % 3 === 0) {
+          await send(via, 'DELETE', `notes/${id}`, { tenant });
+          rows.set(id, { tenant, alive: false });
+        }
+        if (i % 6 === 0) {
+          await send(via, 'POST', `notes/${id}/restore`, { tenant });
+          rows.set(id, { tenant, alive: true });
+        }
+      }
+    };
+    await Promise.all(tenants.map(work));
+    // A marker each, written last: once it is heard, every change before it has been decided.
+    for (const tenant of tenants) {
+      const marker = await send(one, 'POST', 'notes', { tenant }, { title: 'marker', tenant_id: tenant });
+      rows.set(marker.id as number, { tenant, alive: true });
+      await listeners.get(tenant)?.until(change('created', marker.id));
+    }
+    for (const tenant of tenants) {
+      const stream = listeners.get(tenant) as SseStream;
+      const byRow = new Map<number, string[]>();
+      for (const line of changesOf(stream)) {
+        const [type, id] = line.split(' ') as [string, string];
+        byRow.set(Number(id), [...(byRow.get(Number(id)) ?? []), type]);
+      }
+      const mine = [...rows].filter(([, row]) => row.tenant === tenant).map(([id]) => id);
+      // Every row of its own, and nothing else.
+      expect([...byRow.keys()].sort((a, b) => a - b)).toEqual(mine.sort((a, b) => a - b));
+      for (const [id, types] of byRow) {
+        // In order: a row is created before it changes, never changed after it is deleted unless created again,
+        // and ends as the writes left it.
+        let present = false;
+        for (const type of types) {
+          if (type === 'created') expect(present, `${id}: ${types}`).toBe(false);
+          else if (type === 'updated') expect(present, `${id}: ${types}`).toBe(true);
+          present = type !== 'deleted';
+        }
+        expect(present, `${id}: ${types}`).toBe(rows.get(id)?.alive);
+      }
+    }
+  });
+
   it('a killed instance writes no word; its streams resume on another and lose nothing', async () => {
     const doomed = await startInstance(url);
     const stream = await openSse(`${doomed.base}/live?topic=resource/notes`, as({ tenant: 7 }));
