@@ -63,7 +63,6 @@ export class LiveHub {
    */
   private passed: { readonly from: number; readonly to: number; readonly at: number }[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private pruner: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   private closed = false;
@@ -75,13 +74,9 @@ export class LiveHub {
     private readonly log: ChangeLog,
     private readonly settings: LiveSettings,
     private readonly warn: (error: unknown, message: string) => void,
-  ) {
-    // Every instance prunes: the log must not grow without streams, and a DELETE of nothing is cheap.
-    this.pruner = setInterval(() => {
-      log.prune(settings.retainMs).catch((error: unknown) => warn(error, 'pruning the change log failed'));
-    }, settings.pruneMs);
-    this.pruner.unref();
-  }
+    /** Called after each read of the log (the service prunes it then, now and again). */
+    private readonly afterRead: () => void = () => undefined,
+  ) {}
 
   /** The subscribers open on this instance. */
   get size(): number {
@@ -151,7 +146,6 @@ export class LiveHub {
   close(): void {
     this.closed = true;
     this.stopTimers();
-    if (this.pruner) clearInterval(this.pruner);
     for (const { subscriber } of this.entries) subscriber.end('shutdown');
     this.entries.clear();
   }
@@ -198,6 +192,7 @@ export class LiveHub {
         )
         .then((more) => {
           this.reading = undefined;
+          this.afterRead();
           const now = more || this.again;
           this.again = false;
           if (this.entries.size > 0 && !this.closed) this.schedule(now ? 0 : this.settings.pollMs);

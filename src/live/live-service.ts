@@ -54,7 +54,18 @@ export async function createLiveService(
     );
   });
   const bus = settings.redisUrl ? await redisBus(settings.redisUrl, settings.table, warn) : undefined;
-  const committed = bus ? () => bus.publish() : () => undefined;
+  // The log is pruned by the instances that write or stream, at most once per pruneMs each, outside any
+  // request: no timer of its own keeps a process, or a closed connection, busy.
+  let pruned = Date.now();
+  const prune = () => {
+    if (Date.now() - pruned < settings.pruneMs) return;
+    pruned = Date.now();
+    log.prune(settings.retainMs).catch((error: unknown) => warn(error, 'pruning the change log failed'));
+  };
+  const committed = () => {
+    bus?.publish();
+    prune();
+  };
   const captures = new Map<ResolvedResource, ChangeCapture>();
   for (const resource of all) {
     const triggered = await changeLog.installed(connection.db, settings.table, resource.table);
@@ -74,7 +85,7 @@ export async function createLiveService(
       db: connection.db,
       rows: await changeLog.imageRows(connection.db, capturedTable(resource)),
     });
-  const hub = new LiveHub(log, settings, warn);
+  const hub = new LiveHub(log, settings, warn, prune);
   bus?.onWake(() => hub.wake());
   const perCaller = new Map<string, number>();
   return {
