@@ -404,6 +404,35 @@ describe.each(dialects)('live streams on %s', (dialect) => {
     expect(stream.frames[0]?.data).toMatchObject({ topic: `resource/notes/${p.id}` });
   });
 
+  it('is documented in the OpenAPI document as it answers', async () => {
+    const document = (await (await fetch(`${one.base}/openapi.json`)).json()) as {
+      paths: Record<
+        string,
+        { get?: { parameters: { name: string; schema: unknown }[]; responses: Record<string, unknown> } }
+      >;
+    };
+    const operation = document.paths['/api/live']?.get;
+    expect(Object.keys(operation?.responses ?? {}).sort()).toEqual([
+      '200',
+      '401',
+      '403',
+      '422',
+      '429',
+      '503',
+    ]);
+    expect(operation?.responses['200']).toMatchObject({ content: { 'text/event-stream': {} } });
+    const topic = operation?.parameters.find((parameter) => parameter.name === 'topic');
+    // Every endpoint's list topic, and the form of a record's.
+    expect(topic?.schema).toMatchObject({
+      items: {
+        anyOf: [
+          { enum: ['resource/notes', 'resource/tasks', 'resource/finished-notes'] },
+          { pattern: expect.stringContaining('notes|tasks|finished-notes') },
+        ],
+      },
+    });
+  });
+
   it('refuses what it cannot serve, keyed by the parameter', async () => {
     const none = await open(one, '', { tenant: 1 });
     expect(none.status).toBe(422);

@@ -72,7 +72,7 @@ for (const dialect of dialects) {
       );
       expect(message).toContain('did you mean "users"?');
       expect(message).toMatch(
-        /it has comments, departments, permission_role, permissions, posts, profiles, role_user, roles, users\.$/,
+        /it has comments, departments, live_changes, permission_role, permissions, posts, profiles, role_user, roles, users\.$/,
       );
       // The database's own refusal, read once with `where 1 = 0`.
       expect(message).toMatch(/reading it fails: .*userz/);

@@ -4,7 +4,7 @@ import { defineConfig } from '../../src/server/config.js';
 import { type DemoContext, demoContext } from './auth.js';
 import { endpoints } from './endpoints.js';
 import { resources } from './resources.js';
-import { createSchema, dropSchema } from './schema.js';
+import { createChangeLog, createSchema, dropSchema } from './schema.js';
 import { isSeeded, seedDemo } from './seed.js';
 
 // The built admin UI (npm run build:admin → admin/dist), found from examples/demo or dist/examples/demo.
@@ -18,7 +18,11 @@ export default defineConfig<DemoContext>({
   endpoints,
   context: demoContext,
   ...(adminDir ? { adminDir } : {}),
+  // Live lists (docs/live.md): the admin's open lists and records follow every write.
+  live: {},
   async setup(connection) {
+    // A demo database made before live streams gets their change log too.
+    await createChangeLog(connection);
     if (await isSeeded(connection)) return;
     // Start clean: a run interrupted while seeding leaves tables without users behind.
     await dropSchema(connection);

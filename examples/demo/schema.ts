@@ -237,11 +237,21 @@ export async function createSchema(conn: Connection): Promise<void> {
       .columns(columns);
     await (unique ? index.unique() : index).execute();
   }
+  await createChangeLog(conn);
 }
 
-/** Drops the demo tables that exist, children first so no foreign key blocks a drop. */
+/** The change log of the demo's live streams (what `resource-query-service live setup` creates). */
+export async function createChangeLog(conn: Connection): Promise<void> {
+  for (const statement of conn.dialect.changeLog.create(DEMO_CHANGE_LOG)) await statement.execute(conn.db);
+}
+
+/** The demo's change log table (the default name). */
+export const DEMO_CHANGE_LOG = 'live_changes';
+
+/** Drops the demo tables that exist, children first so no foreign key blocks a drop, and the change log. */
 export async function dropSchema(conn: Connection): Promise<void> {
   for (const table of [...demoTables].reverse()) await conn.db.schema.dropTable(table).ifExists().execute();
+  for (const statement of conn.dialect.changeLog.drop(DEMO_CHANGE_LOG)) await statement.execute(conn.db);
 }
 
 /** After rows were inserted with explicit ids: lets later inserts without an id continue past them. */
