@@ -711,24 +711,29 @@ describe.each(dialects)('live streams of writes by other programs on %s (trigger
   const name = 'live_triggers';
   let setup: Connection;
   let instance: Instance;
+  let beside: Instance;
   const streams: SseStream[] = [];
 
   beforeAll(async () => {
     let url: string;
     ({ setup, url } = await notesDatabase(dialect, name, 'triggers'));
     instance = await startInstance(url);
+    beside = await startInstance(url);
   });
 
   afterAll(async () => {
     for (const stream of streams) stream.close();
     await instance?.close();
+    await beside?.close();
     await setup?.close();
     if (dialect !== 'sqlite') await dropDatabase(dialect, name);
   });
 
   it('records every write once, the service’s and another program’s, and tells each tenant its own', async () => {
+    // One tenant's stream on each instance; the service's writes go through the first.
     const open = async (who: Ctx) => {
-      const stream = await openSse(`${instance.base}/live?topic=resource/notes`, as(who));
+      const on = who.tenant === 2 ? beside : instance;
+      const stream = await openSse(`${on.base}/live?topic=resource/notes`, as(who));
       streams.push(stream);
       return stream;
     };
