@@ -183,6 +183,9 @@ function refusedTopics(envelope: ErrorEnvelope, topics: readonly string[]): stri
   return [...found];
 }
 
+/** How long a client that watches nothing keeps its position for the next stream it opens. */
+const KEEP_POSITION_MS = 30_000;
+
 /** Reports an exception of a subscriber where the platform reports uncaught ones, without stopping the others. */
 function guarded(call: () => void): void {
   try {
@@ -210,6 +213,8 @@ export function createLiveClient(options: LiveOptions = {}): LiveClient {
   let failed: { key: string; error: ApiError } | undefined;
   let current: Stream | undefined;
   let lastId = '';
+  /** Since when no topic has been watched (the position is kept for `KEEP_POSITION_MS`). */
+  let idleSince: number | undefined;
   let retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
   let failures = 0;
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
@@ -421,6 +426,8 @@ export function createLiveClient(options: LiveOptions = {}): LiveClient {
 
   const open = (topics: readonly string[], key: string) => {
     stop();
+    if (idleSince !== undefined && Date.now() - idleSince > KEEP_POSITION_MS) lastId = '';
+    idleSince = undefined;
     current = { topics, key, controller: undefined, open: false, reauthorized: false };
     void connect(current);
   };
@@ -432,8 +439,9 @@ export function createLiveClient(options: LiveOptions = {}): LiveClient {
     const topics = [...subscriptions.keys()].filter((topic) => !refused.has(topic)).sort();
     if (topics.length === 0) {
       stop();
-      // Nothing was watched meanwhile: the next stream starts from its own opening.
-      lastId = '';
+      // Kept a while: a page that follows another (a save's redirect, a link) resumes where the last
+      // stopped, so a change made between the two is not lost; past that, it starts from its opening.
+      idleSince = Date.now();
       failed = undefined;
       return;
     }

@@ -1,7 +1,7 @@
 import { ErrorBag } from '../errors/error-bag.js';
 import { type Field, type Refusal, refusalError } from '../errors/refusal.js';
 import { RequestError } from '../errors/request-error.js';
-import { type ChangeCapture, noCapture } from '../live/capture.js';
+import { type ChangeCapture, imageText, noCapture } from '../live/capture.js';
 import { readerOf, rowReader } from '../load/row-reader.js';
 import type { CompiledEndpoint } from '../plan/endpoint.js';
 import { coerceForColumn } from '../plan/values.js';
@@ -90,6 +90,9 @@ const stale = () => {
   const message = 'The record has changed since you read it: read it again, then retry.';
   return new RequestError(412, { message, errors: { record: [message] } });
 };
+
+/** The alias of a row's change-log image in the locked lookup of a write. */
+const IMAGE = 'live_image_before';
 
 /** Thrown inside a transaction to roll it back; answered outside it. */
 class Rollback extends Error {
@@ -197,13 +200,13 @@ export function recordRoutes(
    * only those), rows outside the resource's scope and outside `baseQuery` do not exist. `lock` holds
    * the row until the transaction ends where the engine can (the others serialize their writers).
    */
-  const findRecord = async (
+  const recordQuery = (
     id: unknown,
     ctx: unknown,
-    from: DynamicDb = db,
-    options: { lock?: boolean; trashed?: boolean } = {},
-  ): Promise<ResourceRecord | undefined> => {
-    let query = from
+    from: DynamicDb,
+    options: { lock?: boolean; trashed?: boolean },
+  ) => {
+    const query = from
       .selectFrom(`${resource.table} as t0`)
       .select(visibleSelection(resource, 't0', dialect))
       .where((eb: DynamicExpressionBuilder) =>
@@ -215,8 +218,15 @@ export function recordRoutes(
             : []),
         ]),
       );
-    if (options.lock && dialect.rowLocks) query = query.forUpdate();
-    const row = await query.executeTakeFirst();
+    return options.lock && dialect.rowLocks ? query.forUpdate() : query;
+  };
+  const findRecord = async (
+    id: unknown,
+    ctx: unknown,
+    from: DynamicDb = db,
+    options: { lock?: boolean; trashed?: boolean } = {},
+  ): Promise<ResourceRecord | undefined> => {
+    const row = await recordQuery(id, ctx, from, options).executeTakeFirst();
     return row ? read(row as Record<string, unknown>) : undefined;
   };
 
@@ -464,14 +474,23 @@ export function recordRoutes(
     };
   };
   /** The lookup every write starts with: in scope, locked, and as the client last read it. */
+  /**
+   * The lookup every write starts with: in scope, locked, and as the client last read it; with the
+   * row's image for the change log where live streams record the write (in the same statement).
+   */
   const lockedCurrent = async (trx: DynamicDb, id: unknown, call: WriteCall, trashed = false) => {
-    const stored = await findRecord(id, call.ctx, trx, { lock: true, trashed });
-    if (!stored) throw new Rollback(notFound());
+    const query = recordQuery(id, call.ctx, trx, { lock: true, trashed });
+    const row = (await (capture.image ? query.select(capture.image.as(IMAGE)) : query).executeTakeFirst()) as
+      | Record<string, unknown>
+      | undefined;
+    if (!row) throw new Rollback(notFound());
+    const { [IMAGE]: image, ...columns } = row;
+    const stored = read(columns);
     if (call.ifMatch !== undefined) {
       const sets = tagsLinks ? await linkSetsOf(trx, stored, id, call.ctx) : undefined;
       if (!ifMatchHolds(call.ifMatch, etagOf(resource, stored, undefined, sets))) throw new Rollback(stale());
     }
-    return stored;
+    return { stored, before: imageText(image) };
   };
   const requireIfMatch = (call: WriteCall) => {
     if (policy.requireIfMatch && call.ifMatch === undefined) {
@@ -534,7 +553,7 @@ export function recordRoutes(
       const written: string[] = [];
       return transaction(
         async (trx) => {
-          const stored = await lockedCurrent(trx, id, call);
+          const { stored, before } = await lockedCurrent(trx, id, call);
           const errors = new ErrorBag();
           const planned = await planUpdate(body, inputs, stored, dialect, errors, 'update');
           if (!errors.isEmpty) throw new Rollback(new RequestError(422, errors.toEnvelope()));
@@ -549,7 +568,6 @@ export function recordRoutes(
           const version = resource.versionColumn;
           // Only links changed and no version column: no row to update (the ETag digests the links).
           if (written.length === 0 && !version) return answerOf(trx, stored, call.ctx, id);
-          const before = await capture.before(trx, id);
           await trx
             .updateTable(`${resource.table} as t0`)
             .set((eb: DynamicExpressionBuilder) => ({
@@ -584,8 +602,7 @@ export function recordRoutes(
       requireIfMatch(call);
       await transaction(
         async (trx) => {
-          await lockedCurrent(trx, id, call);
-          const before = await capture.before(trx, id);
+          const { before } = await lockedCurrent(trx, id, call);
           const where = (eb: DynamicExpressionBuilder) => eb(primaryKey, '=', id);
           if (softDelete && softDeleteStorage) {
             const now = storedDatetime(softDeleteStorage, dialect, new Date().toISOString());
@@ -611,8 +628,7 @@ export function recordRoutes(
       const column = softDelete as string;
       return transaction(
         async (trx) => {
-          await lockedCurrent(trx, id, call, true);
-          const before = await capture.before(trx, id);
+          const { before } = await lockedCurrent(trx, id, call, true);
           await trx
             .updateTable(resource.table)
             .set({ [column]: null })

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { ResolvedResource } from '../resource/registry.js';
 import type { CapturedTable, ChangeLogSql } from '../sql/change-log.js';
 import type { DynamicDb } from '../sql/dialect.js';
@@ -13,8 +13,11 @@ export const DEFAULT_LOG = 'live_changes';
  * these do nothing.
  */
 export interface ChangeCapture {
-  /** The row's image before a change (an update, a delete, a restore), read in the write's transaction. */
-  before(trx: DynamicDb, id: unknown): Promise<string | null>;
+  /**
+   * The row's image under the alias `t0`, for the write's locked lookup to select with the row (so the
+   * image before a change costs no statement of its own); undefined where nothing is recorded.
+   */
+  readonly image?: RawBuilder<unknown>;
   /** Records a created row. */
   created(trx: DynamicDb, id: unknown): Promise<void>;
   /** Records an updated row (a soft delete and a restore are updates), from its image before. */
@@ -27,12 +30,17 @@ export interface ChangeCapture {
 
 /** What a write records where nothing is recorded (no live streams, or triggers do it). */
 export const noCapture: ChangeCapture = {
-  before: async () => null,
   created: async () => undefined,
   updated: async () => undefined,
   deleted: async () => undefined,
   committed: () => undefined,
 };
+
+/** An image as a driver read it (PostgreSQL's jsonb parsed, the others' text), as the log's text. */
+export function imageText(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
 
 /** The table and columns the log's images of a resource's rows hold. */
 export function capturedTable(resource: ResolvedResource): CapturedTable {
@@ -69,16 +77,7 @@ export function changeCapture(
       );
   };
   return {
-    before: async (trx, id) => {
-      const { rows } = await sql<{
-        image: unknown;
-      }>`select ${image} as image from ${sql.table(table)} as t0 where t0.${sql.ref(key)} = ${id}`.execute(
-        trx,
-      );
-      const found = rows[0]?.image;
-      if (found === undefined || found === null) return null;
-      return typeof found === 'string' ? found : JSON.stringify(found);
-    },
+    image,
     created: (trx, id) => record(trx, 'i', id, null),
     updated: (trx, id, before) => record(trx, 'u', id, before),
     deleted: (trx, id, before) => record(trx, 'd', id, before),

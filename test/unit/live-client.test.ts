@@ -110,6 +110,21 @@ describe('live client', () => {
     expect(users.opens).toBe(2);
   });
 
+  it('keeps its position a while after its last topic goes: the next page resumes where the last stopped', async () => {
+    const c = live();
+    const unsubscribe = c.subscribe('resource/users/1', () => {});
+    const first = await server.request(1);
+    change(first.res, 8, 'resource/users/1', 'updated', [1]);
+    await sleep(30);
+    unsubscribe();
+    await vi.waitFor(() => expect(first.closed).toBe(true));
+    // Another page's topic, soon after: a change made in between is replayed from 8.
+    c.subscribe('resource/users', () => {});
+    const second = await server.request(2);
+    expect(second.headers['last-event-id']).toBe('8');
+    expect(second.topics).toEqual(['resource/users']);
+  });
+
   it('follows `end`: expired at once with fresh headers, shutdown after retry:, both from the last id', async () => {
     let n = 0;
     const c = live({
