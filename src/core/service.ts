@@ -49,6 +49,11 @@ type Run = (
   segment: string,
 ) => NowOrLater<ServiceResponse>;
 
+/** What a host adapter's handler adds: `close()` ends what outlives a request (`ResourceService.close`). */
+export interface ServiceCloser {
+  close(): Promise<void>;
+}
+
 /**
  * The service, free of any web framework: `handle` takes a request and gives the response, or
  * `undefined` when the request is not for one of its routes (the host serves it, or answers 404).
@@ -69,9 +74,10 @@ export interface ResourceService<Ctx = unknown> {
   readonly openapi: OpenApiDocument | undefined;
   /**
    * Ends what outlives a request: live streams (each told `shutdown`, so its client resumes
-   * elsewhere) and the change log's pruning. The connection stays open; its owner closes it.
+   * elsewhere). Resolved once their last frames are taken: a server closed then finds their
+   * connections idle. The connection to the database stays open; its owner closes it.
    */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Reads the catalog, compiles the configuration (failing loudly on any inconsistency) and routes it. */
@@ -390,7 +396,9 @@ export async function createService<Ctx = unknown>(
     prefix,
     openapi,
     respond,
-    close: () => live?.close(),
+    close: async () => {
+      await live?.close();
+    },
     // An async function: a throw of `respond` (none is expected) still becomes a rejection.
     handle: async (request) => respond(request),
   };

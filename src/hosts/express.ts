@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Request, RequestHandler } from 'express';
 import { closedBeforeAnswer, type ServiceResponse } from '../core/exchange.js';
-import { type CreateServiceOptions, createService } from '../core/service.js';
+import { type CreateServiceOptions, createService, type ServiceCloser } from '../core/service.js';
 import { readNodeBody } from './body.js';
 
 export interface ExpressOptions<Ctx> extends CreateServiceOptions<Ctx> {
@@ -17,10 +17,10 @@ export interface ExpressOptions<Ctx> extends CreateServiceOptions<Ctx> {
  */
 export async function createExpressMiddleware<Ctx = unknown>(
   options: ExpressOptions<Ctx>,
-): Promise<RequestHandler> {
+): Promise<RequestHandler & ServiceCloser> {
   const service = await createService(options);
   const { context } = options;
-  return (req, res, next) => {
+  const handler: RequestHandler = (req, res, next) => {
     service
       .handle({
         method: req.method,
@@ -43,4 +43,5 @@ export async function createExpressMiddleware<Ctx = unknown>(
       })
       .catch(next);
   };
+  return Object.assign(handler, { close: () => service.close() });
 }

@@ -54,9 +54,8 @@ export async function serveRoutes(
 ): Promise<void> {
   const mounted = instance.prefix;
   // Before the server stops taking connections: an open live stream would keep `close()` waiting.
-  instance.addHook('preClose', (done) => {
-    service.close();
-    done();
+  instance.addHook('preClose', async () => {
+    await service.close();
   });
   if (options.cors) await instance.register(fastifyCors, { ...serviceCors, ...options.cors });
   // The core reads bodies itself (as JSON, with each route's limit, the same on every host).

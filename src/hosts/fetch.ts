@@ -1,4 +1,4 @@
-import { type CreateServiceOptions, createService } from '../core/service.js';
+import { type CreateServiceOptions, createService, type ServiceCloser } from '../core/service.js';
 import { fromWebRequest, toWebResponse } from './web.js';
 
 export interface FetchHandlerOptions<Ctx> extends CreateServiceOptions<Ctx> {
@@ -12,10 +12,10 @@ export interface FetchHandlerOptions<Ctx> extends CreateServiceOptions<Ctx> {
  */
 export async function createFetchHandler<Ctx = unknown>(
   options: FetchHandlerOptions<Ctx>,
-): Promise<(request: Request) => Promise<Response>> {
+): Promise<((request: Request) => Promise<Response>) & ServiceCloser> {
   const service = await createService(options);
   const { context } = options;
-  return async (request) => {
+  const handler = async (request: Request): Promise<Response> => {
     const response = await service.handle(
       fromWebRequest(request, context ? () => context(request) : undefined),
     );
@@ -24,4 +24,5 @@ export async function createFetchHandler<Ctx = unknown>(
     const message = `No route for ${request.method} ${pathname}.`;
     return Response.json({ message, errors: {} }, { status: 404 });
   };
+  return Object.assign(handler, { close: () => service.close() });
 }

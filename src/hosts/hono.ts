@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { type CreateServiceOptions, createService } from '../core/service.js';
+import { type CreateServiceOptions, createService, type ServiceCloser } from '../core/service.js';
 import { fromWebRequest, toWebResponse } from './web.js';
 
 export interface HonoOptions<Ctx> extends CreateServiceOptions<Ctx> {
@@ -13,12 +13,13 @@ export interface HonoOptions<Ctx> extends CreateServiceOptions<Ctx> {
  */
 export async function createHonoMiddleware<Ctx = unknown>(
   options: HonoOptions<Ctx>,
-): Promise<MiddlewareHandler> {
+): Promise<MiddlewareHandler & ServiceCloser> {
   const service = await createService(options);
   const { context } = options;
-  return async (c, next) => {
+  const middleware: MiddlewareHandler = async (c, next) => {
     const response = await service.handle(fromWebRequest(c.req.raw, context ? () => context(c) : undefined));
     if (!response) return next();
     return toWebResponse(response);
   };
+  return Object.assign(middleware, { close: () => service.close() });
 }

@@ -29,6 +29,8 @@ export interface Subscriber {
   /** A comment on the stream, so proxies and clients know it is alive. */
   ping(): void;
   end(reason: 'expired' | 'shutdown'): void;
+  /** Resolved once the stream's reader has taken its last frame. */
+  readonly settled: Promise<void>;
 }
 
 /** A subscriber and the position it has reached. */
@@ -142,12 +144,27 @@ export class LiveHub {
     this.schedule(0);
   }
 
-  /** Ends every stream (`shutdown`: the client reconnects, to another instance, and resumes). */
-  close(): void {
+  /**
+   * Ends every stream (`shutdown`: the client reconnects, to another instance, and resumes), and tells
+   * when their readers have taken their last frames (at most `waitMs` later): a server closed after
+   * that finds their connections idle, and closes them rather than waiting for them.
+   */
+  async close(waitMs = 1000): Promise<void> {
     this.closed = true;
     this.stopTimers();
-    for (const { subscriber } of this.entries) subscriber.end('shutdown');
+    const ending = [...this.entries].map(({ subscriber }) => {
+      subscriber.end('shutdown');
+      return subscriber.settled;
+    });
     this.entries.clear();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+    });
+    await Promise.race([Promise.all(ending), waited]);
+    clearTimeout(timer);
+    // The last frames' writes, and the responses' ends, come a turn after their readers finish.
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   /** Reads the log's position once, so a stream opened now starts from here. */

@@ -30,7 +30,8 @@ export interface LiveService {
   ): Promise<LiveStream>;
   /** The streams open on this instance. */
   readonly streams: number;
-  close(): void;
+  /** Ends every stream; resolved once their last frames are taken (or a second has passed). */
+  close(): Promise<void>;
 }
 
 /**
@@ -133,9 +134,9 @@ export async function createLiveService(
       departed(() => stream.finish());
       return stream;
     },
-    close: () => {
-      hub.close();
-      void bus?.close();
+    close: async () => {
+      await hub.close();
+      await bus?.close();
     },
   };
 }

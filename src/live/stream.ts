@@ -19,6 +19,11 @@ export class LiveStream implements Subscriber, AsyncIterable<string> {
   private resetInWindow = false;
   /** Called once when the stream ends, whoever ends it. */
   onEnd: (() => void) | undefined;
+  private markSettled: () => void = () => undefined;
+  /** Resolved once the stream's reader has taken its last frame (the host then ends the response). */
+  readonly settled = new Promise<void>((resolve) => {
+    this.markSettled = resolve;
+  });
 
   constructor(
     readonly topics: readonly WatchedTopic[],
@@ -98,6 +103,7 @@ export class LiveStream implements Subscriber, AsyncIterable<string> {
       }
     } finally {
       this.finish();
+      this.markSettled();
     }
   }
 }

@@ -92,14 +92,16 @@ export async function startHost(
       app.get(HOST_ROUTE, (_req, res) => {
         res.json({ ok: 'express' });
       });
-      app.use(await createExpressMiddleware({ config, connection }));
-      return listening(app);
+      const middleware = await createExpressMiddleware({ config, connection });
+      app.use(middleware);
+      return listening(app, middleware);
     }
     case 'hono': {
       const app = new Hono();
       app.get(HOST_ROUTE, (c) => c.json({ ok: 'hono' }));
-      app.use(await createHonoMiddleware({ config, connection }));
-      return listening(getRequestListener(app.fetch));
+      const middleware = await createHonoMiddleware({ config, connection });
+      app.use(middleware);
+      return listening(getRequestListener(app.fetch), middleware);
     }
     case 'fetch': {
       const handler = await createFetchHandler({ config, connection });
@@ -107,6 +109,7 @@ export async function startHost(
         getRequestListener((request) =>
           new URL(request.url).pathname === HOST_ROUTE ? Response.json({ ok: 'fetch' }) : handler(request),
         ),
+        handler,
       );
     }
   }
@@ -135,18 +138,23 @@ function fastifyHost(app: FastifyInstance): Host {
   };
 }
 
-async function listening(listener: RequestListener): Promise<Host> {
+/**
+ * An application's listener on a port of its own. Closing it closes the service's handler first, as
+ * docs/hosts.md says to (its live streams end, saying so), then every connection.
+ */
+async function listening(listener: RequestListener, service: { close(): void }): Promise<Host> {
   const server: Server = createServer(listener);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return onPort(
-    (server.address() as AddressInfo).port,
-    () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  );
+  return onPort((server.address() as AddressInfo).port, async () => {
+    service.close();
+    // The streams' last frames written before their connections go.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise<void>((resolve, reject) => {
+      server.closeAllConnections();
+      server.close((error) => (error ? reject(error) : resolve()));
+    });
+  });
 }
 
 /** A host reached over real HTTP on `port`. */

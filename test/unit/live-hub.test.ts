@@ -54,6 +54,7 @@ describe('the live hub', () => {
       },
       ping: () => undefined,
       end: () => undefined,
+      settled: Promise.resolve(),
     };
     const next = () =>
       new Promise<void>((resolve) => {
@@ -75,7 +76,7 @@ describe('the live hub', () => {
     await next();
     expect(seen).toEqual(['3 created c', '3 reset late resource/notes', '4 created d']);
     remove();
-    hub.close();
+    await hub.close();
   });
 
   it('asks the database once per group of viewers and batch, whatever the number of subscribers', async () => {
@@ -111,6 +112,7 @@ describe('the live hub', () => {
       reset: () => undefined,
       ping: () => undefined,
       end: () => undefined,
+      settled: Promise.resolve(),
     });
     const removes = [
       await hub.subscribe(subscriber(0, 1), undefined),
@@ -133,6 +135,6 @@ describe('the live hub', () => {
     // Two groups, one question each: the two subscribers of tenant 1 share theirs.
     expect(asked).toEqual(['tenant 1: 3 images', 'tenant 2: 3 images']);
     for (const remove of removes) remove();
-    hub.close();
+    await hub.close();
   });
 });
