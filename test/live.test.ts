@@ -196,8 +196,8 @@ async function startInstance(url: string, live: LiveOptions = {}): Promise<Insta
     base: `http://127.0.0.1:${port}/api`,
     connection,
     close: async () => {
-      // A stream its client aborted can leave the server a socket Node does not count as idle (seen on
-      // PostgreSQL's runs, a few in ten): past a grace, the harness closes what is left.
+      // Node's fetch opens a fresh connection when a stream is aborted, and sends nothing on it: the
+      // server's close() waits for it (its headers timeout). Past a grace, the harness closes it.
       const grace = setTimeout(() => app.server.closeAllConnections(), 2000);
       await app.close();
       clearTimeout(grace);
@@ -813,9 +813,9 @@ describe('live streams through every host', () => {
         });
         expect(written.statusCode).toBe(201);
         await stream.until(change('created', written.json().id));
-        // Streams still open when the host stops end with a word (the handler's close()). Their clients
-        // keep them open: a stream its client aborted can leave a socket the server waits on when it
-        // closes (an open question, docs/live.md).
+        // Streams still open when the host stops end with a word (the handler's close()). None aborted
+        // first: Node's fetch then opens a connection it sends nothing on, which close() waits for
+        // (docs/live.md).
         const open = await openSse(`${base}/api/live?topic=resource/notes`, as({ tenant: 9 }));
         expect(open.status).toBe(200);
         await host.close();
