@@ -591,6 +591,32 @@ describe.each(dialects)('live streams on %s', (dialect) => {
     expect(changesOf(resumed)).toEqual([`created ${l.id}`, `updated ${k.id}`]);
   });
 
+  it('counts no caller for a context that names none, and bounds every stream of an instance (503)', async () => {
+    const capped = await startInstance(url, { maxStreamsPerCaller: 1, maxStreams: 2 });
+    try {
+      // Two contexts without a `sub`: not one caller's two streams.
+      const first = await openSse(`${capped.base}/live?topic=resource/notes`, as({ tenant: 10 }));
+      const second = await openSse(`${capped.base}/live?topic=resource/notes`, as({ tenant: 10 }));
+      streams.push(first, second);
+      expect([first.status, second.status]).toEqual([200, 200]);
+      const third = await openSse(`${capped.base}/live?topic=resource/notes`, as({ tenant: 10, sub: 'x' }));
+      expect(third.status).toBe(503);
+      expect(third.headers.get('retry-after')).toBe('5');
+      expect(third.refusal).toMatchObject({ errors: { live: [expect.stringMatching(/most live streams/)] } });
+      // A closed stream frees its place.
+      first.close();
+      await expect
+        .poll(async () => {
+          const again = await openSse(`${capped.base}/live?topic=resource/notes`, as({ tenant: 10 }));
+          again.close();
+          return again.status;
+        })
+        .toBe(200);
+    } finally {
+      await capped.close();
+    }
+  });
+
   it('holds its limits: topics per stream, streams per caller, events per second, and the credentials’ expiry', async () => {
     const limited = await startInstance(url, { maxTopics: 2, maxStreamsPerCaller: 2, maxEventsPerSecond: 2 });
     try {

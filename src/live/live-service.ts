@@ -89,6 +89,8 @@ export async function createLiveService(
   const hub = new LiveHub(log, settings, warn, prune);
   bus?.onWake(() => hub.wake());
   const perCaller = new Map<string, number>();
+  /** The streams open or opening on this instance. */
+  let opened = 0;
   return {
     settings,
     capture: (resource) => captures.get(resource) ?? noCapture,
@@ -98,13 +100,20 @@ export async function createLiveService(
       return hub.size;
     },
     async open(topics, ctx, resumeFrom, departed) {
-      const caller = settings.caller(ctx) ?? '';
-      const held = perCaller.get(caller) ?? 0;
-      if (held >= settings.maxStreamsPerCaller) {
+      if (opened >= settings.maxStreams) {
+        const message = `This instance holds the most live streams it takes (${settings.maxStreams}): retry later.`;
+        throw new RequestError(503, { message, errors: { live: [message] } }, { 'retry-after': '5' });
+      }
+      // A context that names no caller (an anonymous one) is not counted per caller: it would share
+      // one budget with every other anonymous tab. `maxStreams` bounds them all.
+      const caller = settings.caller(ctx);
+      const held = caller === undefined ? 0 : (perCaller.get(caller) ?? 0);
+      if (caller !== undefined && held >= settings.maxStreamsPerCaller) {
         const message = `You have ${held} live streams open here, the most allowed: close one (a tab carries all its topics on one stream).`;
         throw new RequestError(429, { message, errors: { live: [message] } }, { 'retry-after': '5' });
       }
-      perCaller.set(caller, held + 1);
+      opened += 1;
+      if (caller !== undefined) perCaller.set(caller, held + 1);
       const stream = new LiveStream(topics, settings.maxEventsPerSecond, settings.pollMs * 5);
       let expiry: NodeJS.Timeout | undefined;
       let remove: (() => void) | undefined;
@@ -113,6 +122,8 @@ export async function createLiveService(
         ended = true;
         if (expiry) clearTimeout(expiry);
         remove?.();
+        opened -= 1;
+        if (caller === undefined) return;
         const left = (perCaller.get(caller) ?? 1) - 1;
         if (left > 0) perCaller.set(caller, left);
         else perCaller.delete(caller);

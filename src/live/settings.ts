@@ -12,6 +12,7 @@ export interface LiveSettings {
   readonly batch: number;
   readonly maxTopics: number;
   readonly maxStreamsPerCaller: number;
+  readonly maxStreams: number;
   readonly maxEventsPerSecond: number;
   readonly heartbeatMs: number;
   readonly caller: (ctx: unknown) => string | undefined;
@@ -36,6 +37,7 @@ export function liveSettings(options: LiveOptions): LiveSettings {
     batch: 1000,
     maxTopics: options.maxTopics ?? 100,
     maxStreamsPerCaller: options.maxStreamsPerCaller ?? 10,
+    maxStreams: options.maxStreams ?? 10_000,
     maxEventsPerSecond: options.maxEventsPerSecond ?? 50,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     caller: options.caller ?? ((ctx) => claim<string>(ctx, 'sub', 'string')),

@@ -260,13 +260,18 @@ export interface LiveOptions<Ctx = unknown> {
   gapMs?: number;
   /** The most topics one stream may carry (default 100): past it, 422. */
   maxTopics?: number;
-  /** The most streams one caller may hold open on one instance (default 10): past it, 429. */
+  /**
+   * The most streams one caller (`caller`) may hold open on one instance (default 10): past it, 429. A
+   * context that names no caller is not counted per caller; `maxStreams` bounds every stream.
+   */
   maxStreamsPerCaller?: number;
+  /** The most streams one instance holds open (default 10,000): past it, 503 with Retry-After. */
+  maxStreams?: number;
   /** The most events one stream gets per second (default 50): past it, a `reset` for the rest of the second. */
   maxEventsPerSecond?: number;
   /** How often an idle stream gets a comment, so proxies keep it open (default 15 s). */
   heartbeatMs?: number;
-  /** Who holds a stream, for `maxStreamsPerCaller` (default: the context's `sub`, else one caller for all). */
+  /** Who holds a stream, for `maxStreamsPerCaller` (default: the context's `sub`; none: not counted per caller). */
   caller?: ContextCallback<Ctx, string | undefined>;
   /** When a context's credentials expire, in seconds since 1970 (default: its `exp`): its streams end then. */
   expiresAt?: ContextCallback<Ctx, number | undefined>;
