@@ -67,3 +67,8 @@ export const captureOps = [
   { op: 'u', event: 'update', before: 'old', after: 'new' },
   { op: 'd', event: 'delete', before: 'old', after: null },
 ] as const;
+
+/** `'text'` as a standard SQL literal of a statement's text (MariaDB, whose backslashes escape, has its own). */
+export function sqlText(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { Kysely, PostgresDialect, type RawBuilder, type SqlBool, sql } from 'kysely';
 import pg from 'pg';
 import type { Refusal } from '../../errors/refusal.js';
-import { type ChangeLogSql, quotedName } from '../change-log.js';
+import { type ChangeLogSql, quotedName, sqlText } from '../change-log.js';
 import {
   CANCEL_GRACE_MS,
   cancelThenClose,
@@ -343,8 +343,7 @@ function lateralTopPerParent(parts: TopPerParent): DynamicSelect {
 
 const quoted = (name: string): string => quotedName(name, '"');
 
-/** `'text'` as a literal of a statement's text. */
-const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+const literal = sqlText;
 
 /**
  * One trigger function records every table's changes: `to_jsonb` takes the whole row, so the table's

@@ -14,7 +14,7 @@ import {
 import type { Refusal } from '../../errors/refusal.js';
 import { jsonReading } from '../../kinds/index.js';
 import { BoundedMap } from '../../plan/bounded-map.js';
-import { type ChangeLogSql, captureOps, quotedName, triggerName } from '../change-log.js';
+import { type ChangeLogSql, captureOps, quotedName, sqlText, triggerName } from '../change-log.js';
 import {
   insertReturning,
   jsonMembers,
@@ -194,8 +194,7 @@ function preparedReads(database: Database.Database): (statement: Statement) => R
 
 const quoted = (name: string): string => quotedName(name, '"');
 
-/** `'text'` as a literal of a statement's text. */
-const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+const literal = sqlText;
 
 /** Three triggers per table (SQLite has no trigger for several events, nor the whole row as JSON). */
 const changeLog: ChangeLogSql = {
